@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# qmempool: out-of-tree kernel modules (alf_queue, qmempool, skb_pool_hook)
+#
+#   make                 build every module for KDIR
+#   make KDIR=<dir>      ... against another kernel build/headers directory
+#   make W=1 / C=2       extra warnings / sparse on every file (kbuild)
+#   make check           build + run all tests in QEMU guests (every stock
+#                        kernel installed here) and the user-space TSan run
+#   make deps            install everything the build and the tests need
+#   make lint            checkpatch.pl on every source file
+#   make user-check      only the user-space tests of the ALF queue
+#   make clean
+#
+# KDIR defaults to the running kernel's build directory, else the newest
+# Debian headers installed under /lib/modules/*/build.
+
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	$(lastword $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V)))
+
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+
+.PHONY: all modules clean check deps lint user-check modules_install help
+
+all: modules
+
+modules:
+	@if [ -z "$(KDIR)" ] || [ ! -d "$(KDIR)" ]; then \
+		echo "qmempool: no kernel headers found (KDIR='$(KDIR)')." >&2; \
+		echo "qmempool: run 'make deps' or pass KDIR=<kernel build dir>." >&2; \
+		exit 1; \
+	fi
+	$(MAKE) -C $(KDIR) M=$(TOP) modules
+
+modules_install: modules
+	$(MAKE) -C $(KDIR) M=$(TOP) modules_install
+
+clean:
+	@if [ -n "$(KDIR)" ] && [ -d "$(KDIR)" ]; then \
+		$(MAKE) -C $(KDIR) M=$(TOP) clean; fi
+	$(MAKE) -C $(TOP)/alf_queue/user clean
+	rm -rf $(TOP)/build
+
+deps:
+	$(TOP)/scripts/setup
+
+check:
+	$(TOP)/scripts/check
+
+lint:
+	$(TOP)/scripts/lint
+
+user-check:
+	$(MAKE) -C $(TOP)/alf_queue/user check
+
+help:
+	@sed -n '3,17s/^# \{0,1\}//p' $(TOP)/Makefile

@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * alf_queue_test.ko - tests of the ALF queue, run at insmod, KTAP output.
+ *
+ * Single-threaded cases check the semantics of every variant (FIFO order,
+ * full/empty boundaries, fixed vs variable bulks, count/avail_space, 32-bit
+ * index wrap-around, parameter validation, debug-mode misuse detection).
+ * The stress cases run producers and consumers as kthreads pinned to every
+ * online CPU (two or more per CPU), plus hrtimer producers and consumers in
+ * hardirq context interrupting them, and account for every token.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/alf_queue.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/stdarg.h>
+#include <linux/string.h>
+#include <qmp/ktap.h>
+
+#include "alf_stress.h"
+
+static unsigned long tokens = 1000000;
+module_param(tokens, ulong, 0444);
+MODULE_PARM_DESC(tokens, "Tokens per producer in the MPMC/SPSC stress cases (default 1000000)");
+
+static unsigned int stress_timeout = 600;
+module_param(stress_timeout, uint, 0444);
+MODULE_PARM_DESC(stress_timeout, "Seconds a stress case may run before it fails (default 600)");
+
+/* One combination of producer and consumer variants */
+struct alf_variant {
+	const char *name;
+	u32 flags;
+	unsigned int (*enq)(struct alf_queue *q, void *const *p, unsigned int n);
+	unsigned int (*enq_var)(struct alf_queue *q, void *const *p,
+				unsigned int n);
+	unsigned int (*deq)(struct alf_queue *q, void **p, unsigned int n);
+	unsigned int (*deq_fixed)(struct alf_queue *q, void **p,
+				  unsigned int n);
+};
+
+static const struct alf_variant variants[] = {
+	{ "mpmc", ALF_MP_ENQ | ALF_MC_DEQ, alf_mp_enqueue,
+	  alf_mp_enqueue_variable, alf_mc_dequeue, alf_mc_dequeue_fixed },
+	{ "spsc", ALF_SP_ENQ | ALF_SC_DEQ, alf_sp_enqueue,
+	  alf_sp_enqueue_variable, alf_sc_dequeue, alf_sc_dequeue_fixed },
+	{ "mpsc", ALF_MP_ENQ | ALF_SC_DEQ, alf_mp_enqueue,
+	  alf_mp_enqueue_variable, alf_sc_dequeue, alf_sc_dequeue_fixed },
+	{ "spmc", ALF_SP_ENQ | ALF_MC_DEQ, alf_sp_enqueue,
+	  alf_sp_enqueue_variable, alf_mc_dequeue, alf_mc_dequeue_fixed },
+};
+
+#define TOKEN(i)	((void *)(unsigned long)(i))
+
+static struct alf_queue *new_queue(struct qmp_test *t, u32 size, u32 flags)
+{
+	struct alf_queue *q = alf_queue_alloc_flags(size, flags, GFP_KERNEL);
+
+	if (!QMP_EXPECT(t, !IS_ERR(q), "alloc(%u) failed: %ld", size,
+			PTR_ERR(q)))
+		return NULL;
+	return q;
+}
+
+/* Put all four indices of an empty queue at @idx */
+static void set_index(struct alf_queue *q, u32 idx)
+{
+	q->producer.head = idx;
+	q->producer.tail = idx;
+	q->consumer.head = idx;
+	q->consumer.tail = idx;
+}
+
+static bool expect_level(struct qmp_test *t, const struct alf_variant *v,
+			 struct alf_queue *q, unsigned int count)
+{
+	return QMP_EXPECT(t, alf_queue_count(q) == count &&
+			  alf_queue_avail_space(q) == q->size - count &&
+			  alf_queue_empty(q) == !count,
+			  "%s: count %u avail %u empty %d, expected count %u",
+			  v->name, alf_queue_count(q),
+			  alf_queue_avail_space(q), alf_queue_empty(q), count);
+}
+
+/*
+ * Random bulks in and out of a small queue for many laps, starting at
+ * index @start; checks order and count/avail after every call.
+ */
+static void fifo_run(struct qmp_test *t, const struct alf_variant *v,
+		     u32 start)
+{
+	struct alf_queue *q = new_queue(t, 16, v->flags);
+	unsigned long next_in = 1, next_out = 1, total = 3000;
+	void *buf[24];
+	u32 rnd = 0x9e3779b9;
+	unsigned int i, n, want;
+
+	if (!q)
+		return;
+	set_index(q, start);
+	while (next_out <= total) {
+		rnd = rnd * 1103515245 + 12345;
+		want = 1 + (rnd >> 16) % 24;
+		if ((rnd >> 8) & 1) {
+			want = min_t(unsigned long, want, total + 1 - next_in);
+			for (i = 0; i < want; i++)
+				buf[i] = TOKEN(next_in + i);
+			n = (rnd >> 9) & 1 ? v->enq(q, buf, want) :
+					     v->enq_var(q, buf, want);
+			next_in += n;
+		} else {
+			n = (rnd >> 9) & 1 ? v->deq_fixed(q, buf, want) :
+					     v->deq(q, buf, want);
+			for (i = 0; i < n; i++, next_out++)
+				if (!QMP_EXPECT(t, buf[i] == TOKEN(next_out),
+						"%s: got %lu, expected %lu",
+						v->name, (unsigned long)buf[i],
+						next_out))
+					goto out;
+		}
+		if (!expect_level(t, v, q, next_in - next_out))
+			goto out;
+	}
+	QMP_EXPECT(t, q->producer.head - start == total,
+		   "%s: producer index moved %u, expected %lu", v->name,
+		   q->producer.head - start, total);
+out:
+	alf_queue_free(q);
+}
+
+static void test_fifo_order(struct qmp_test *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(variants); i++)
+		fifo_run(t, &variants[i], 0);
+}
+
+/* Indices start just below 2^32 and wrap during the run */
+static void test_index_wraparound(struct qmp_test *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(variants); i++) {
+		const struct alf_variant *v = &variants[i];
+		struct alf_queue *q;
+		void *buf[16], *out[16];
+		unsigned int j;
+
+		fifo_run(t, v, U32_MAX - 1000);
+
+		/* A full queue whose producer index wrapped, consumer not */
+		q = new_queue(t, 16, v->flags);
+		if (!q)
+			return;
+		set_index(q, U32_MAX - 4);
+		for (j = 0; j < 16; j++)
+			buf[j] = TOKEN(j + 1);
+		QMP_EXPECT(t, v->enq(q, buf, 16) == 16, "%s: fill", v->name);
+		QMP_EXPECT(t, q->producer.head == 11 && q->consumer.tail ==
+			   U32_MAX - 4, "%s: indices %u/%u", v->name,
+			   q->producer.head, q->consumer.tail);
+		expect_level(t, v, q, 16);
+		QMP_EXPECT(t, !v->enq(q, buf, 1) && !v->enq_var(q, buf, 1),
+			   "%s: enqueue into a full queue across the wrap",
+			   v->name);
+		QMP_EXPECT(t, v->deq(q, out, 16) == 16 &&
+			   !memcmp(out, buf, sizeof(buf)),
+			   "%s: drain across the wrap", v->name);
+		expect_level(t, v, q, 0);
+		alf_queue_free(q);
+	}
+}
+
+static void test_full_and_empty(struct qmp_test *t)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(variants); i++) {
+		const struct alf_variant *v = &variants[i];
+		struct alf_queue *q = new_queue(t, 16, v->flags);
+		void *buf[17], *out[17];
+
+		if (!q)
+			return;
+		for (j = 0; j < 17; j++)
+			buf[j] = TOKEN(100 + j);
+		expect_level(t, v, q, 0);
+		QMP_EXPECT(t, !v->deq(q, out, 1) && !v->deq_fixed(q, out, 1),
+			   "%s: dequeue from an empty queue", v->name);
+		QMP_EXPECT(t, !v->enq(q, buf, 17), "%s: fixed 17 into 16",
+			   v->name);
+		expect_level(t, v, q, 0);
+		for (j = 0; j < 16; j++)
+			QMP_EXPECT(t, v->enq(q, &buf[j], 1) == 1,
+				   "%s: enqueue %u", v->name, j);
+		expect_level(t, v, q, 16);
+		QMP_EXPECT(t, !v->enq(q, buf, 1) && !v->enq_var(q, buf, 1),
+			   "%s: enqueue into a full queue", v->name);
+		QMP_EXPECT(t, v->deq(q, out, 17) == 16 &&
+			   !memcmp(out, buf, 16 * sizeof(void *)),
+			   "%s: drain a full queue", v->name);
+		expect_level(t, v, q, 0);
+		QMP_EXPECT(t, v->enq_var(q, buf, 17) == 16,
+			   "%s: variable 17 into 16", v->name);
+		QMP_EXPECT(t, v->deq_fixed(q, out, 16) == 16 &&
+			   !memcmp(out, buf, 16 * sizeof(void *)),
+			   "%s: fixed drain", v->name);
+		QMP_EXPECT(t, !v->enq(q, buf, 0) && !v->enq_var(q, buf, 0) &&
+			   !v->deq(q, out, 0) && !v->deq_fixed(q, out, 0),
+			   "%s: n == 0 must move nothing", v->name);
+		expect_level(t, v, q, 0);
+		alf_queue_free(q);
+	}
+}
+
+static void test_fixed_vs_variable(struct qmp_test *t)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(variants); i++) {
+		const struct alf_variant *v = &variants[i];
+		struct alf_queue *q = new_queue(t, 16, v->flags);
+		void *buf[20], *out[20];
+
+		if (!q)
+			return;
+		for (j = 0; j < 20; j++)
+			buf[j] = TOKEN(200 + j);
+		QMP_EXPECT(t, v->enq(q, buf, 11) == 11, "%s: 11 in", v->name);
+		QMP_EXPECT(t, !v->enq(q, &buf[11], 8),
+			   "%s: fixed 8 with 5 free must move nothing", v->name);
+		expect_level(t, v, q, 11);
+		QMP_EXPECT(t, v->enq_var(q, &buf[11], 8) == 5,
+			   "%s: variable 8 with 5 free must move 5", v->name);
+		expect_level(t, v, q, 16);
+		QMP_EXPECT(t, !v->deq_fixed(q, out, 17),
+			   "%s: fixed 17 of 16 must move nothing", v->name);
+		expect_level(t, v, q, 16);
+		QMP_EXPECT(t, v->deq_fixed(q, out, 4) == 4 &&
+			   !memcmp(out, buf, 4 * sizeof(void *)),
+			   "%s: fixed 4 of 16", v->name);
+		QMP_EXPECT(t, v->deq(q, out, 20) == 12 &&
+			   !memcmp(out, &buf[4], 12 * sizeof(void *)),
+			   "%s: variable 20 of 12", v->name);
+		expect_level(t, v, q, 0);
+		alf_queue_free(q);
+	}
+}
+
+static void test_invalid_params(struct qmp_test *t)
+{
+	static const u32 bad_sizes[] = {
+		0, 1, 3, 6, 100, ALF_QUEUE_MAX_SIZE + 1,
+		ALF_QUEUE_MAX_SIZE * 2, 1U << 31, U32_MAX,
+	};
+	static const u32 bad_flags[] = {
+		ALF_SP_ENQ | ALF_MP_ENQ, ALF_SC_DEQ | ALF_MC_DEQ, 0x10, ~0U,
+	};
+	struct alf_queue *q;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad_sizes); i++) {
+		q = alf_queue_alloc(bad_sizes[i], GFP_KERNEL);
+		QMP_EXPECT(t, PTR_ERR(q) == -EINVAL,
+			   "size %u: got %ld, expected -EINVAL", bad_sizes[i],
+			   PTR_ERR(q));
+		if (!IS_ERR(q))
+			alf_queue_free(q);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad_flags); i++) {
+		q = alf_queue_alloc_flags(16, bad_flags[i], GFP_KERNEL);
+		QMP_EXPECT(t, PTR_ERR(q) == -EINVAL,
+			   "flags %#x: got %ld, expected -EINVAL", bad_flags[i],
+			   PTR_ERR(q));
+		if (!IS_ERR(q))
+			alf_queue_free(q);
+	}
+	/* The bounds themselves are valid; the largest needs vmalloc */
+	q = alf_queue_alloc(ALF_QUEUE_MIN_SIZE, GFP_KERNEL);
+	QMP_EXPECT(t, !IS_ERR(q) && q->size == ALF_QUEUE_MIN_SIZE,
+		   "minimum size refused");
+	alf_queue_free(q);
+	q = alf_queue_alloc(ALF_QUEUE_MAX_SIZE, GFP_KERNEL);
+	QMP_EXPECT(t, !IS_ERR(q) && alf_queue_avail_space(q) ==
+		   ALF_QUEUE_MAX_SIZE, "maximum size refused");
+	alf_queue_free(q);
+	/* Freeing nothing is fine */
+	alf_queue_free(NULL);
+	alf_queue_free(ERR_PTR(-EINVAL));
+}
+
+/* Runs @fn with the debug mode on, then restores the previous mode */
+static void with_debug(struct qmp_test *t, void (*fn)(struct qmp_test *t))
+{
+	bool was = static_key_enabled(&alf_queue_debug_key);
+
+	static_branch_enable(&alf_queue_debug_key);
+	fn(t);
+	if (!was)
+		static_branch_disable(&alf_queue_debug_key);
+}
+
+static void debug_variant_mixing(struct qmp_test *t)
+{
+	struct alf_queue *q = new_queue(t, 16, ALF_SP_ENQ | ALF_SC_DEQ);
+	void *p = TOKEN(1), *out;
+
+	if (!q)
+		return;
+	QMP_EXPECT(t, !alf_mp_enqueue(q, &p, 1) &&
+		   atomic_read(&q->debug_misuse) == 1,
+		   "MP enqueue on an SP queue not refused");
+	QMP_EXPECT(t, alf_sp_enqueue(q, &p, 1) == 1, "SP enqueue refused");
+	QMP_EXPECT(t, !alf_mc_dequeue(q, &out, 1) &&
+		   atomic_read(&q->debug_misuse) == 2,
+		   "MC dequeue on an SC queue not refused");
+	QMP_EXPECT(t, alf_sc_dequeue(q, &out, 1) == 1 && out == p,
+		   "SC dequeue refused");
+	alf_queue_free(q);
+
+	/* Undeclared: the first call of each side decides */
+	q = new_queue(t, 16, 0);
+	if (!q)
+		return;
+	QMP_EXPECT(t, alf_mp_enqueue(q, &p, 1) == 1, "first MP refused");
+	QMP_EXPECT(t, !alf_sp_enqueue(q, &p, 1) &&
+		   atomic_read(&q->debug_misuse) == 1,
+		   "SP after MP not refused");
+	QMP_EXPECT(t, alf_sc_dequeue(q, &out, 1) == 1, "first SC refused");
+	QMP_EXPECT(t, !alf_mc_dequeue_fixed(q, &out, 1) &&
+		   atomic_read(&q->debug_misuse) == 2,
+		   "MC after SC not refused");
+	QMP_EXPECT(t, test_bit(ALF_DBG_WARNED, &q->debug_flags),
+		   "misuse not reported");
+	alf_queue_free(q);
+}
+
+static void debug_single_overlap(struct qmp_test *t)
+{
+	struct alf_queue *q = new_queue(t, 16, ALF_SP_ENQ | ALF_SC_DEQ);
+	void *p = TOKEN(7), *out;
+
+	if (!q)
+		return;
+	/* As if another single producer/consumer were inside its call */
+	WRITE_ONCE(q->producer.busy, 1);
+	QMP_EXPECT(t, !alf_sp_enqueue(q, &p, 1) &&
+		   atomic_read(&q->debug_misuse) == 1,
+		   "overlapping SP enqueue not refused");
+	WRITE_ONCE(q->producer.busy, 0);
+	QMP_EXPECT(t, alf_sp_enqueue(q, &p, 1) == 1 &&
+		   !READ_ONCE(q->producer.busy), "SP enqueue after overlap");
+	WRITE_ONCE(q->consumer.busy, 1);
+	QMP_EXPECT(t, !alf_sc_dequeue(q, &out, 1) &&
+		   atomic_read(&q->debug_misuse) == 2,
+		   "overlapping SC dequeue not refused");
+	WRITE_ONCE(q->consumer.busy, 0);
+	QMP_EXPECT(t, alf_sc_dequeue(q, &out, 1) == 1 && out == p,
+		   "SC dequeue after overlap");
+	alf_queue_free(q);
+}
+
+static void test_debug_variant_mixing(struct qmp_test *t)
+{
+	with_debug(t, debug_variant_mixing);
+}
+
+static void test_debug_single_overlap(struct qmp_test *t)
+{
+	with_debug(t, debug_single_overlap);
+}
+
+/* With the debug mode off, nothing is checked (and nothing refused) */
+static void test_debug_off_unchecked(struct qmp_test *t)
+{
+	struct alf_queue *q;
+	void *p = TOKEN(3), *out;
+
+	if (static_key_enabled(&alf_queue_debug_key)) {
+		qmp_test_skip(t, "alf_queue.debug=1");
+		return;
+	}
+	q = new_queue(t, 16, ALF_SP_ENQ | ALF_SC_DEQ);
+	if (!q)
+		return;
+	QMP_EXPECT(t, alf_mp_enqueue(q, &p, 1) == 1 &&
+		   alf_mc_dequeue(q, &out, 1) == 1 &&
+		   !atomic_read(&q->debug_misuse),
+		   "calls checked with the debug mode off");
+	alf_queue_free(q);
+}
+
+/* ------------------------------------------------------------------ */
+/* Stress: kthreads on every online CPU, hrtimers in hardirq context   */
+
+#define STRESS_TIMER_NS	(50 * NSEC_PER_USEC)
+
+struct stress_worker {
+	struct alf_stress *s;
+	struct task_struct *task;
+	struct completion done;
+	bool producer;
+	unsigned int id;		/* producer or consumer index */
+	int timer_id;			/* index of the hrtimer's actor, or -1 */
+	struct hrtimer timer;
+};
+
+static enum hrtimer_restart stress_timer_fn(struct hrtimer *timer)
+{
+	struct stress_worker *w = container_of(timer, struct stress_worker,
+					       timer);
+	unsigned int moved;
+
+	if (w->producer) {
+		if (alf_stress_produce(w->s, w->timer_id, &moved))
+			return HRTIMER_NORESTART;
+	} else {
+		if (alf_stress_done(w->s))
+			return HRTIMER_NORESTART;
+		alf_stress_consume(w->s, w->timer_id);
+	}
+	hrtimer_forward_now(timer, ns_to_ktime(STRESS_TIMER_NS));
+	return HRTIMER_RESTART;
+}
+
+static int stress_thread(void *arg)
+{
+	struct stress_worker *w = arg;
+	struct alf_stress *s = w->s;
+	unsigned int moved;
+
+	if (w->timer_id >= 0)
+		hrtimer_start(&w->timer, ns_to_ktime(STRESS_TIMER_NS),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	if (w->producer) {
+		while (!alf_stress_produce(s, w->id, &moved))
+			if (!moved)
+				cond_resched();
+		/* Our timer's stream must finish before we cancel it */
+		while (w->timer_id >= 0 && !atomic_read(&s->stop) &&
+		       s->prod[w->timer_id].seq < s->cfg.tokens)
+			schedule_timeout_uninterruptible(1);
+	} else {
+		while (!alf_stress_done(s))
+			if (!alf_stress_consume(s, w->id))
+				cond_resched();
+	}
+	if (w->timer_id >= 0)
+		hrtimer_cancel(&w->timer);
+	complete(&w->done);
+
+	/* Stay until kthread_stop() so the task can be reaped safely */
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/*
+ * Run a stress case: @np producer and @nc consumer threads pinned round
+ * robin to the online CPUs; with @irq, each thread also owns a hardirq
+ * hrtimer actor of its kind (its own token stream or consumer state).
+ */
+static void run_stress(struct qmp_test *t, u32 qsize, u32 flags,
+		       unsigned int np, unsigned int nc, unsigned long ntok,
+		       bool irq)
+{
+	struct alf_stress_cfg cfg = {
+		.producers = irq ? 2 * np : np,
+		.consumers = irq ? 2 * nc : nc,
+		.tokens = ntok,
+		.max_bulk = 32,
+		.single_producer = flags & ALF_SP_ENQ,
+		.single_consumer = flags & ALF_SC_DEQ,
+	};
+	unsigned int i, nw = np + nc, cpu = cpumask_first(cpu_online_mask);
+	unsigned long deadline = jiffies + stress_timeout * HZ;
+	struct stress_worker *w;
+	struct alf_stress *s;
+	struct alf_queue *q;
+	const char *err;
+	u64 start = ktime_get_ns();
+
+	q = new_queue(t, qsize, flags);
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	w = kcalloc(nw, sizeof(*w), GFP_KERNEL);
+	if (!q || !QMP_EXPECT(t, s && w, "out of memory") ||
+	    !QMP_EXPECT(t, !alf_stress_init(s, q, &cfg, 0x1234567),
+			"stress state: out of memory"))
+		goto free;
+
+	for (i = 0; i < nw; i++) {
+		w[i].s = s;
+		w[i].producer = i < np;
+		w[i].id = w[i].producer ? i : i - np;
+		w[i].timer_id = !irq ? -1 : w[i].producer ? np + i :
+			nc + w[i].id;
+		init_completion(&w[i].done);
+		hrtimer_init(&w[i].timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+		w[i].timer.function = stress_timer_fn;
+		w[i].task = kthread_create(stress_thread, &w[i], "alf_%s/%u",
+					   w[i].producer ? "prod" : "cons",
+					   w[i].id);
+		if (IS_ERR(w[i].task)) {
+			QMP_EXPECT(t, 0, "kthread_create: %ld",
+				   PTR_ERR(w[i].task));
+			w[i].task = NULL;
+			nw = i;
+			atomic_set(&s->stop, 1);
+			break;
+		}
+		kthread_bind(w[i].task, cpu);
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+	}
+	for (i = 0; i < nw; i++)
+		wake_up_process(w[i].task);
+
+	/* Wait in 1 s steps (no hung-task report), stop at the deadline */
+	for (i = 0; i < nw; i++) {
+		while (!wait_for_completion_timeout(&w[i].done, HZ)) {
+			if (time_after(jiffies, deadline) &&
+			    !atomic_read(&s->stop)) {
+				alf_stress_error(s, "timeout after %us: %ld of %lu tokens consumed",
+						 stress_timeout,
+						 atomic_long_read(&s->consumed),
+						 alf_stress_total(s));
+			}
+		}
+	}
+	for (i = 0; i < nw; i++)
+		kthread_stop(w[i].task);
+
+	err = alf_stress_verify(s);
+	QMP_EXPECT(t, !err, "%s", err);
+	qmp_test_diag(t, "%u+%u threads%s on %u CPUs, %lu tokens in %llu ms",
+		      np, nc, irq ? " + hardirq timers" : "",
+		      num_online_cpus(), alf_stress_total(s),
+		      div_u64(ktime_get_ns() - start, NSEC_PER_MSEC));
+	alf_stress_free(s);
+free:
+	kfree(w);
+	kfree(s);
+	alf_queue_free(q);
+}
+
+/* Producers and consumers on every CPU, more threads than CPUs */
+static void test_stress_mpmc(struct qmp_test *t)
+{
+	unsigned int n = num_online_cpus();
+
+	run_stress(t, 128, ALF_MP_ENQ | ALF_MC_DEQ, n, n, tokens, true);
+}
+
+/* One producer and one consumer on two different CPUs */
+static void test_stress_spsc(struct qmp_test *t)
+{
+	if (num_online_cpus() < 2) {
+		qmp_test_skip(t, "needs 2 CPUs");
+		return;
+	}
+	run_stress(t, 128, ALF_SP_ENQ | ALF_SC_DEQ, 1, 1, tokens, false);
+}
+
+/* The mixed variants: many producers to one consumer and vice versa */
+static void test_stress_mpsc(struct qmp_test *t)
+{
+	run_stress(t, 64, ALF_MP_ENQ | ALF_SC_DEQ, num_online_cpus(), 1,
+		   tokens / 4, false);
+}
+
+static void test_stress_spmc(struct qmp_test *t)
+{
+	run_stress(t, 64, ALF_SP_ENQ | ALF_MC_DEQ, 1, num_online_cpus(),
+		   tokens / 4, false);
+}
+
+static const struct qmp_test_case alf_cases[] = {
+	{ "invalid_params", test_invalid_params },
+	{ "fifo_order", test_fifo_order },
+	{ "full_and_empty", test_full_and_empty },
+	{ "fixed_vs_variable", test_fixed_vs_variable },
+	{ "index_wraparound", test_index_wraparound },
+	{ "debug_variant_mixing", test_debug_variant_mixing },
+	{ "debug_single_overlap", test_debug_single_overlap },
+	{ "debug_off_unchecked", test_debug_off_unchecked },
+	{ "stress_mpmc", test_stress_mpmc },
+	{ "stress_spsc", test_stress_spsc },
+	{ "stress_mpsc", test_stress_mpsc },
+	{ "stress_spmc", test_stress_spmc },
+};
+
+static int __init alf_queue_test_init(void)
+{
+	return qmp_run_suite("alf_queue", alf_cases, ARRAY_SIZE(alf_cases));
+}
+
+static void __exit alf_queue_test_exit(void)
+{
+}
+
+module_init(alf_queue_test_init);
+module_exit(alf_queue_test_exit);
+MODULE_DESCRIPTION("Tests of the ALF queue (KTAP)");
+MODULE_LICENSE("GPL");

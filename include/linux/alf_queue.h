@@ -1,0 +1,593 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * alf_queue.h - Array-based Lock-Free bounded FIFO of pointers, with bulk
+ * enqueue and dequeue.
+ *
+ * A queue is an array of @size (a power of two) pointer slots and two
+ * "actors", the producer side and the consumer side, each with a @head
+ * (how far that side has reserved) and a @tail (how far it has finished).
+ * All four are free-running u32 indices: an index is reduced to a slot with
+ * "& mask" only when a slot is touched, and every distance between two
+ * indices is a u32 difference, so the indices may wrap past 2^32 freely.
+ *
+ *   consumer.tail <= consumer.head <= producer.tail <= producer.head
+ *   producer.head - consumer.tail <= size                   (mod 2^32)
+ *
+ * Slots [consumer.head, producer.tail) hold published elements; slots
+ * [producer.tail, producer.head) are being written by producers; slots
+ * [consumer.tail, consumer.head) are being read by consumers.
+ *
+ * Variants, who may call them, from where
+ * -----------------------------------------
+ * alf_mp_enqueue()/alf_mc_dequeue() (Multi-Producer / Multi-Consumer):
+ *   any number of callers, on any CPU, concurrently.  A call reserves its
+ *   whole bulk with one cmpxchg() on the head, copies the pointers, then
+ *   waits until every earlier reservation of the same side has finished
+ *   and publishes by moving the tail.  That wait is why the window from
+ *   reservation to publication must never be interrupted by anything that
+ *   could touch the same queue on the same CPU: the interrupted window
+ *   would never finish and the interrupter would spin on it for ever (the
+ *   soft lockup of the 2014 RFC).  The MP/MC calls therefore run the
+ *   window with local interrupts disabled (which also disables
+ *   preemption), so they are safe from process context, softirq and
+ *   hardirq, preemptible or not, and their spin is bounded by other CPUs'
+ *   short, non-interruptible windows.  In NMI context they move nothing
+ *   and return 0: an NMI can interrupt a window on its own CPU.
+ *
+ * alf_sp_enqueue()/alf_sc_dequeue() (Single-Producer / Single-Consumer):
+ *   at most one caller of that side at a time, by the caller's own
+ *   exclusion (one owning thread, a per-CPU queue used with preemption or
+ *   bottom halves disabled, a lock, ...).  They never wait for anybody, so
+ *   being preempted or interrupted inside them only delays the other side.
+ *   They may be combined freely with the other side's Multi variant
+ *   (MP+SC, SP+MC), but a side must not mix its Single and Multi variants.
+ *   Any context, including NMI, if the caller provides the exclusion.
+ *
+ * Bulk semantics (open question 1 of the RFC)
+ * -------------------------------------------
+ * Every call takes (q, ptr, n) and returns the number of elements moved.
+ *   alf_{mp,sp}_enqueue()            fixed: all n, or none (returns 0)
+ *   alf_{mp,sp}_enqueue_variable()   as many as fit, 0..n
+ *   alf_{mc,sc}_dequeue()            variable: as many as available, 0..n
+ *   alf_{mc,sc}_dequeue_fixed()      fixed: all n, or none
+ * (The RFC names keep the RFC's semantics.)  With n == 0 nothing happens.
+ *
+ * Misuse detection (open question 2 of the RFC)
+ * ---------------------------------------------
+ * With the debug mode on (module parameter alf_queue.debug=1, a static key:
+ * a patched-out jump when off), every call checks that a side does not mix
+ * Single and Multi variants (the variants a queue was allocated for with
+ * alf_queue_alloc_flags(), else the first ones used) and that no two
+ * Single calls of one side overlap.  A misused call moves nothing, returns
+ * 0, is counted in q->debug_misuse and warned about once per queue.
+ *
+ * Memory ordering
+ * ---------------
+ * Publication goes through the tails only, with release/acquire pairs:
+ *   (P) a producer's smp_store_release(&producer.tail) after writing its
+ *       slots pairs with a consumer's smp_load_acquire(&producer.tail)
+ *       before reading them;
+ *   (C) a consumer's smp_store_release(&consumer.tail) after reading its
+ *       slots pairs with a producer's smp_load_acquire(&consumer.tail)
+ *       before overwriting them.
+ * Each load of a head that a later cmpxchg() confirms is an acquire, so
+ * that the following tail load cannot be satisfied earlier than it; this
+ * keeps the computed space/count within [0, size] whenever the cmpxchg
+ * succeeds.  The MP/MC wait for earlier reservations uses
+ * smp_cond_load_acquire(), so the earlier finishers' slot accesses are
+ * ordered before our own release of the tail (cumulativity of P and C).
+ *
+ * The header also builds in user space (for ThreadSanitizer runs) when
+ * qmp/user_compat.h provides the few kernel primitives it uses.
+ */
+#ifndef _LINUX_ALF_QUEUE_H
+#define _LINUX_ALF_QUEUE_H
+
+#ifdef __KERNEL__
+#include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/cache.h>
+#include <linux/compiler.h>
+#include <linux/irqflags.h>
+#include <linux/jump_label.h>
+#include <linux/minmax.h>
+#include <linux/preempt.h>
+#include <linux/processor.h>
+#include <linux/printk.h>
+#include <linux/types.h>
+#else
+#include <qmp/user_compat.h>
+#endif
+
+/* Bounds of the number of slots accepted by alf_queue_alloc() */
+#define ALF_QUEUE_MIN_SIZE	2U
+#define ALF_QUEUE_MAX_SIZE	(1U << 20)
+
+/*
+ * Flags of alf_queue_alloc_flags(): the variants a queue will be used
+ * with.  Checked only in debug mode; 0 means "learn from the first call".
+ */
+#define ALF_SP_ENQ	0x1U	/* producers use alf_sp_enqueue*() */
+#define ALF_MP_ENQ	0x2U	/* producers use alf_mp_enqueue*() */
+#define ALF_SC_DEQ	0x4U	/* consumers use alf_sc_dequeue*() */
+#define ALF_MC_DEQ	0x8U	/* consumers use alf_mc_dequeue*() */
+#define ALF_ENQ_MASK	(ALF_SP_ENQ | ALF_MP_ENQ)
+#define ALF_DEQ_MASK	(ALF_SC_DEQ | ALF_MC_DEQ)
+
+/* Internal debug-state bits in alf_queue.debug_flags */
+#define ALF_DBG_WARNED	0
+
+struct alf_actor {
+	u32 head;	/* reserved up to here (exclusive) */
+	u32 tail;	/* finished up to here (exclusive) */
+	u32 busy;	/* debug mode: a Single call of this side is running */
+};
+
+/**
+ * struct alf_queue - an ALF queue; allocate with alf_queue_alloc()
+ * @size: number of slots, a power of two
+ * @mask: @size - 1
+ * @flags: ALF_{SP,MP}_ENQ | ALF_{SC,MC}_DEQ, declared or learnt (debug mode)
+ * @debug_flags: debug-mode state bits (ALF_DBG_*)
+ * @debug_misuse: misused calls refused in debug mode
+ * @producer: producer side indices, on its own cache line
+ * @consumer: consumer side indices, on its own cache line
+ * @ring: the slots
+ */
+struct alf_queue {
+	u32 size;
+	u32 mask;
+	u32 flags;
+	unsigned long debug_flags;
+	atomic_t debug_misuse;
+	struct alf_actor producer ____cacheline_aligned_in_smp;
+	struct alf_actor consumer ____cacheline_aligned_in_smp;
+	void *ring[] ____cacheline_aligned_in_smp;
+};
+
+/**
+ * alf_queue_check_params() - validate the parameters of a new queue
+ * @size: number of slots: a power of two in
+ *        [ALF_QUEUE_MIN_SIZE, ALF_QUEUE_MAX_SIZE]
+ * @flags: 0, or at most one of ALF_SP_ENQ/ALF_MP_ENQ and at most one of
+ *         ALF_SC_DEQ/ALF_MC_DEQ
+ *
+ * Return: NULL if valid, else a text saying why not.
+ */
+static inline const char *alf_queue_check_params(u32 size, u32 flags)
+{
+	if (size < ALF_QUEUE_MIN_SIZE || size > ALF_QUEUE_MAX_SIZE)
+		return "size out of bounds";
+	if (size & (size - 1))
+		return "size not a power of two";
+	if (flags & ~(ALF_ENQ_MASK | ALF_DEQ_MASK))
+		return "unknown flags";
+	if ((flags & ALF_ENQ_MASK) == ALF_ENQ_MASK ||
+	    (flags & ALF_DEQ_MASK) == ALF_DEQ_MASK)
+		return "both Single and Multi declared for one side";
+	return NULL;
+}
+
+/**
+ * alf_queue_init() - initialise a zeroed queue of @size slots
+ * @q: memory for struct alf_queue plus @size slots, zeroed
+ * @size: number of slots, valid for alf_queue_check_params()
+ * @flags: as for alf_queue_check_params()
+ *
+ * For users that place the queue themselves (user-space builds); kernel
+ * users call alf_queue_alloc().
+ */
+static inline void alf_queue_init(struct alf_queue *q, u32 size, u32 flags)
+{
+	q->size = size;
+	q->mask = size - 1;
+	q->flags = flags;
+}
+
+struct alf_queue *alf_queue_alloc(u32 size, gfp_t gfp);
+struct alf_queue *alf_queue_alloc_flags(u32 size, u32 flags, gfp_t gfp);
+void alf_queue_free(struct alf_queue *q);
+
+DECLARE_STATIC_KEY_FALSE(alf_queue_debug_key);
+
+/* ------------------------------------------------------------------ */
+/* Debug mode (cold, out of the fast path)                             */
+
+static inline bool alf_queue_debug_enabled(void)
+{
+	return static_branch_unlikely(&alf_queue_debug_key);
+}
+
+static inline __cold bool __alf_debug_misuse(struct alf_queue *q, const char *why)
+{
+	atomic_inc(&q->debug_misuse);
+	if (!test_and_set_bit(ALF_DBG_WARNED, &q->debug_flags))
+		pr_warn("alf_queue: misuse of queue %p: %s (call refused; further misuse of this queue is counted, not reported)\n",
+			q, why);
+	return false;
+}
+
+/*
+ * Returns true when the call may go on.  @variant is one ALF_*_ENQ/DEQ bit,
+ * @side the actor it belongs to, @single whether it is a Single variant.
+ */
+static inline __cold bool __alf_debug_enter(struct alf_queue *q, u32 variant,
+					    struct alf_actor *side, bool single)
+{
+	u32 mask = (variant & ALF_ENQ_MASK) ? ALF_ENQ_MASK : ALF_DEQ_MASK;
+	u32 old = READ_ONCE(q->flags);
+
+	while (!(old & mask)) {		/* learn the variant of this side */
+		u32 cur = cmpxchg(&q->flags, old, old | variant);
+
+		if (cur == old) {
+			old |= variant;
+			break;
+		}
+		old = cur;
+	}
+	if ((old & mask) != variant)
+		return __alf_debug_misuse(q, single ?
+			"Single variant on a side declared/used as Multi" :
+			"Multi variant on a side declared/used as Single");
+	if (single && xchg(&side->busy, 1))
+		return __alf_debug_misuse(q,
+			"two Single calls of the same side overlap");
+	return true;
+}
+
+static inline void __alf_debug_exit(struct alf_actor *side)
+{
+	/* Pairs with the xchg() in __alf_debug_enter() of the next call */
+	smp_store_release(&side->busy, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Slot copy helpers, shared by the Single and Multi variants          */
+
+static inline void __alf_store(struct alf_queue *q, u32 head,
+			       void *const *ptr, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		q->ring[(head + i) & q->mask] = ptr[i];
+}
+
+static inline void __alf_load(struct alf_queue *q, u32 head,
+			      void **ptr, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		ptr[i] = q->ring[(head + i) & q->mask];
+}
+
+/* ------------------------------------------------------------------ */
+/* Multi-Producer / Multi-Consumer                                     */
+
+static __always_inline unsigned int
+__alf_mp_enqueue(struct alf_queue *q, void *const *ptr, unsigned int n,
+		 bool fixed)
+{
+	unsigned long irqflags;
+	u32 p_head, p_next, c_tail, space;
+
+	if (unlikely(in_nmi() || !n))
+		return 0;
+	if (alf_queue_debug_enabled() &&
+	    !__alf_debug_enter(q, ALF_MP_ENQ, &q->producer, false))
+		return 0;
+
+	local_irq_save(irqflags);
+	do {
+		/* acquire: the consumer.tail load below comes after this */
+		p_head = smp_load_acquire(&q->producer.head);
+		/* pairs with smp_store_release(&consumer.tail) (C) */
+		c_tail = smp_load_acquire(&q->consumer.tail);
+		space = q->size + c_tail - p_head;
+		if (n > space) {
+			if (fixed || !space) {
+				n = 0;
+				goto out;
+			}
+			n = space;
+		}
+		p_next = p_head + n;
+	} while (unlikely(cmpxchg(&q->producer.head, p_head, p_next) != p_head));
+
+	__alf_store(q, p_head, ptr, n);
+
+	/*
+	 * Wait for earlier producers to publish their slots; acquire so that
+	 * their slot stores are ordered before our release below.
+	 */
+	smp_cond_load_acquire(&q->producer.tail, VAL == p_head);
+	/* (P): pairs with smp_load_acquire(&producer.tail) in the consumers */
+	smp_store_release(&q->producer.tail, p_next);
+out:
+	local_irq_restore(irqflags);
+	return n;
+}
+
+static __always_inline unsigned int
+__alf_mc_dequeue(struct alf_queue *q, void **ptr, unsigned int n, bool fixed)
+{
+	unsigned long irqflags;
+	u32 c_head, c_next, p_tail, avail;
+
+	if (unlikely(in_nmi() || !n))
+		return 0;
+	if (alf_queue_debug_enabled() &&
+	    !__alf_debug_enter(q, ALF_MC_DEQ, &q->consumer, false))
+		return 0;
+
+	local_irq_save(irqflags);
+	do {
+		/* acquire: the producer.tail load below comes after this */
+		c_head = smp_load_acquire(&q->consumer.head);
+		/* pairs with smp_store_release(&producer.tail) (P) */
+		p_tail = smp_load_acquire(&q->producer.tail);
+		avail = p_tail - c_head;
+		if (n > avail) {
+			if (fixed || !avail) {
+				n = 0;
+				goto out;
+			}
+			n = avail;
+		}
+		c_next = c_head + n;
+	} while (unlikely(cmpxchg(&q->consumer.head, c_head, c_next) != c_head));
+
+	__alf_load(q, c_head, ptr, n);
+
+	/* Wait for earlier consumers; acquire as in __alf_mp_enqueue() */
+	smp_cond_load_acquire(&q->consumer.tail, VAL == c_head);
+	/* (C): pairs with smp_load_acquire(&consumer.tail) in the producers */
+	smp_store_release(&q->consumer.tail, c_next);
+out:
+	local_irq_restore(irqflags);
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Single-Producer / Single-Consumer                                   */
+
+static __always_inline unsigned int
+__alf_sp_enqueue(struct alf_queue *q, void *const *ptr, unsigned int n,
+		 bool fixed)
+{
+	bool dbg = alf_queue_debug_enabled();
+	u32 p_head, c_tail, space;
+
+	if (unlikely(!n))
+		return 0;
+	if (dbg && !__alf_debug_enter(q, ALF_SP_ENQ, &q->producer, true))
+		return 0;
+
+	p_head = q->producer.head;	/* only we write it */
+	/* pairs with smp_store_release(&consumer.tail) (C) */
+	c_tail = smp_load_acquire(&q->consumer.tail);
+	space = q->size + c_tail - p_head;
+	if (n > space) {
+		if (fixed || !space) {
+			n = 0;
+			goto out;
+		}
+		n = space;
+	}
+	/* producer.head is read concurrently by alf_queue_avail_space() */
+	WRITE_ONCE(q->producer.head, p_head + n);
+	__alf_store(q, p_head, ptr, n);
+	/* (P): pairs with smp_load_acquire(&producer.tail) in the consumers */
+	smp_store_release(&q->producer.tail, p_head + n);
+out:
+	if (dbg)
+		__alf_debug_exit(&q->producer);
+	return n;
+}
+
+static __always_inline unsigned int
+__alf_sc_dequeue(struct alf_queue *q, void **ptr, unsigned int n, bool fixed)
+{
+	bool dbg = alf_queue_debug_enabled();
+	u32 c_head, p_tail, avail;
+
+	if (unlikely(!n))
+		return 0;
+	if (dbg && !__alf_debug_enter(q, ALF_SC_DEQ, &q->consumer, true))
+		return 0;
+
+	c_head = q->consumer.head;	/* only we write it */
+	/* pairs with smp_store_release(&producer.tail) (P) */
+	p_tail = smp_load_acquire(&q->producer.tail);
+	avail = p_tail - c_head;
+	if (n > avail) {
+		if (fixed || !avail) {
+			n = 0;
+			goto out;
+		}
+		n = avail;
+	}
+	/* consumer.head is read concurrently by alf_queue_count() */
+	WRITE_ONCE(q->consumer.head, c_head + n);
+	__alf_load(q, c_head, ptr, n);
+	/* (C): pairs with smp_load_acquire(&consumer.tail) in the producers */
+	smp_store_release(&q->consumer.tail, c_head + n);
+out:
+	if (dbg)
+		__alf_debug_exit(&q->consumer);
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* The API                                                             */
+
+/**
+ * alf_mp_enqueue() - multi-producer enqueue of a bulk, all or nothing
+ * @q: the queue
+ * @ptr: array of @n pointers to enqueue, in this order
+ * @n: number of pointers
+ *
+ * Context: any but NMI (returns 0 there); see the top of this file.
+ * Return: @n if all were enqueued, else 0 and the queue is unchanged.
+ */
+static inline unsigned int alf_mp_enqueue(struct alf_queue *q,
+					  void *const *ptr, unsigned int n)
+{
+	return __alf_mp_enqueue(q, ptr, n, true);
+}
+
+/**
+ * alf_mp_enqueue_variable() - multi-producer enqueue of as many as fit
+ * @q: the queue
+ * @ptr: array of @n pointers; the first ones returned are enqueued
+ * @n: number of pointers
+ *
+ * Context: any but NMI (returns 0 there).
+ * Return: number of pointers enqueued, 0..@n.
+ */
+static inline unsigned int alf_mp_enqueue_variable(struct alf_queue *q,
+						   void *const *ptr,
+						   unsigned int n)
+{
+	return __alf_mp_enqueue(q, ptr, n, false);
+}
+
+/**
+ * alf_mc_dequeue() - multi-consumer dequeue of up to @n elements
+ * @q: the queue
+ * @ptr: array receiving the elements, oldest first
+ * @n: room in @ptr
+ *
+ * Context: any but NMI (returns 0 there).
+ * Return: number of elements dequeued, 0..@n.
+ */
+static inline unsigned int alf_mc_dequeue(struct alf_queue *q, void **ptr,
+					  unsigned int n)
+{
+	return __alf_mc_dequeue(q, ptr, n, false);
+}
+
+/**
+ * alf_mc_dequeue_fixed() - multi-consumer dequeue of exactly @n elements
+ * @q: the queue
+ * @ptr: array receiving the elements, oldest first
+ * @n: number of elements wanted
+ *
+ * Context: any but NMI (returns 0 there).
+ * Return: @n, or 0 (queue unchanged) if fewer than @n were available.
+ */
+static inline unsigned int alf_mc_dequeue_fixed(struct alf_queue *q,
+						void **ptr, unsigned int n)
+{
+	return __alf_mc_dequeue(q, ptr, n, true);
+}
+
+/**
+ * alf_sp_enqueue() - single-producer enqueue of a bulk, all or nothing
+ * @q: the queue
+ * @ptr: array of @n pointers to enqueue, in this order
+ * @n: number of pointers
+ *
+ * Context: the caller guarantees it is the only producer of @q for the
+ * duration of the call; any context.
+ * Return: @n if all were enqueued, else 0 and the queue is unchanged.
+ */
+static inline unsigned int alf_sp_enqueue(struct alf_queue *q,
+					  void *const *ptr, unsigned int n)
+{
+	return __alf_sp_enqueue(q, ptr, n, true);
+}
+
+/**
+ * alf_sp_enqueue_variable() - single-producer enqueue of as many as fit
+ * @q: the queue
+ * @ptr: array of @n pointers; the first ones returned are enqueued
+ * @n: number of pointers
+ *
+ * Context: as alf_sp_enqueue().
+ * Return: number of pointers enqueued, 0..@n.
+ */
+static inline unsigned int alf_sp_enqueue_variable(struct alf_queue *q,
+						   void *const *ptr,
+						   unsigned int n)
+{
+	return __alf_sp_enqueue(q, ptr, n, false);
+}
+
+/**
+ * alf_sc_dequeue() - single-consumer dequeue of up to @n elements
+ * @q: the queue
+ * @ptr: array receiving the elements, oldest first
+ * @n: room in @ptr
+ *
+ * Context: the caller guarantees it is the only consumer of @q for the
+ * duration of the call; any context.
+ * Return: number of elements dequeued, 0..@n.
+ */
+static inline unsigned int alf_sc_dequeue(struct alf_queue *q, void **ptr,
+					  unsigned int n)
+{
+	return __alf_sc_dequeue(q, ptr, n, false);
+}
+
+/**
+ * alf_sc_dequeue_fixed() - single-consumer dequeue of exactly @n elements
+ * @q: the queue
+ * @ptr: array receiving the elements, oldest first
+ * @n: number of elements wanted
+ *
+ * Context: as alf_sc_dequeue().
+ * Return: @n, or 0 (queue unchanged) if fewer than @n were available.
+ */
+static inline unsigned int alf_sc_dequeue_fixed(struct alf_queue *q,
+						void **ptr, unsigned int n)
+{
+	return __alf_sc_dequeue(q, ptr, n, true);
+}
+
+/**
+ * alf_queue_count() - number of published elements not yet reserved
+ * @q: the queue
+ *
+ * A snapshot: exact when no call on @q runs concurrently.
+ * Return: 0..size.
+ */
+static inline unsigned int alf_queue_count(struct alf_queue *q)
+{
+	/* acquire: the producer.tail load comes after the consumer.head one */
+	u32 c_head = smp_load_acquire(&q->consumer.head);
+	u32 p_tail = READ_ONCE(q->producer.tail);
+
+	return min(p_tail - c_head, q->size);
+}
+
+/**
+ * alf_queue_empty() - whether alf_queue_count() is 0
+ * @q: the queue
+ *
+ * Return: true if no published element is waiting to be dequeued.
+ */
+static inline bool alf_queue_empty(struct alf_queue *q)
+{
+	return alf_queue_count(q) == 0;
+}
+
+/**
+ * alf_queue_avail_space() - number of slots free for enqueueing
+ * @q: the queue
+ *
+ * A snapshot: exact when no call on @q runs concurrently.
+ * Return: 0..size.
+ */
+static inline unsigned int alf_queue_avail_space(struct alf_queue *q)
+{
+	/* acquire: the consumer.tail load comes after the producer.head one */
+	u32 p_head = smp_load_acquire(&q->producer.head);
+	u32 c_tail = READ_ONCE(q->consumer.tail);
+
+	return min(q->size + c_tail - p_head, q->size);
+}
+
+#endif /* _LINUX_ALF_QUEUE_H */

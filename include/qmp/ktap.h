@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktap.h - the one test runner of the project's test modules (and of the
+ * user-space test programs): runs an array of cases and prints a KTAP
+ * document, the format of the kernel's own tests, which scripts/ktap-check
+ * parses:
+ *
+ *	KTAP version 1
+ *	1..<number of cases>
+ *	# <diagnostic lines of a case>
+ *	ok <n> <case>
+ *	not ok <n> <case> # <first failed check>
+ *	ok <n> <case> # SKIP <reason>
+ *	# <suite>: pass:<p> fail:<f> skip:<s>
+ *
+ * A case is a function that makes checks with QMP_EXPECT(); every failed
+ * check is printed as a diagnostic and fails the case.
+ */
+#ifndef _QMP_KTAP_H
+#define _QMP_KTAP_H
+
+#ifdef __KERNEL__
+#include <linux/kernel.h>
+#include <linux/printk.h>
+#include <linux/stdarg.h>
+#include <linux/string.h>
+#define qmp_ktap_out(fmt, ...)	printk(KERN_INFO fmt "\n", ##__VA_ARGS__)
+#else
+#include <qmp/user_compat.h>
+#include <stdarg.h>
+#define qmp_ktap_out(fmt, ...)	\
+	do { printf(fmt "\n", ##__VA_ARGS__); fflush(stdout); } while (0)
+#endif
+
+struct qmp_test {
+	const char *name;		/* the running case */
+	unsigned int failed;		/* failed checks in it */
+	const char *skip;		/* set by qmp_test_skip() */
+	char first[160];		/* first failed check: "line N: ..." */
+};
+
+struct qmp_test_case {
+	const char *name;
+	void (*run)(struct qmp_test *t);
+};
+
+static inline __printf(3, 4) void
+qmp_test_fail(struct qmp_test *t, int line, const char *fmt, ...)
+{
+	char msg[sizeof(t->first)];
+	int len = snprintf(msg, sizeof(msg), "line %d: ", line);
+	va_list args;
+
+	va_start(args, fmt);
+	vsnprintf(msg + len, sizeof(msg) - len, fmt, args);
+	va_end(args);
+	qmp_ktap_out("# %s: %s", t->name, msg);
+	if (!t->failed++)
+		memcpy(t->first, msg, sizeof(msg));
+}
+
+/*
+ * QMP_EXPECT(t, cond, fmt, ...) - check @cond; if false, fail the case
+ * with the message.  Evaluates to @cond, so a case can stop early:
+ *	if (!QMP_EXPECT(t, q, "alloc failed"))
+ *		return;
+ */
+#define QMP_EXPECT(t, cond, fmt, ...) ({				\
+	bool __qmp_ok = !!(cond);					\
+	if (!__qmp_ok)							\
+		qmp_test_fail((t), __LINE__, fmt, ##__VA_ARGS__);	\
+	__qmp_ok;							\
+})
+
+/* Diagnostic line inside a case (KTAP "# ..." line) */
+#define qmp_test_diag(t, fmt, ...) \
+	qmp_ktap_out("# %s: " fmt, (t)->name, ##__VA_ARGS__)
+
+/* Mark the running case skipped (not passed), e.g. feature absent */
+static inline void qmp_test_skip(struct qmp_test *t, const char *reason)
+{
+	t->skip = reason;
+}
+
+/**
+ * qmp_run_suite() - run @n cases and print their KTAP document
+ * @suite: suite name, for the closing summary line
+ * @cases: the cases, run in order
+ * @n: number of cases
+ *
+ * Return: 0 if no case failed, else -EINVAL (so that a test module's init
+ * can return it and insmod fails, as the kernel's own test modules do).
+ */
+static inline int qmp_run_suite(const char *suite,
+				const struct qmp_test_case *cases,
+				unsigned int n)
+{
+	unsigned int i, pass = 0, fail = 0, skip = 0;
+
+	qmp_ktap_out("KTAP version 1");
+	qmp_ktap_out("1..%u", n);
+	for (i = 0; i < n; i++) {
+		struct qmp_test t = { .name = cases[i].name };
+
+		cases[i].run(&t);
+		if (t.failed) {
+			fail++;
+			qmp_ktap_out("not ok %u %s # %s", i + 1, t.name, t.first);
+		} else if (t.skip) {
+			skip++;
+			qmp_ktap_out("ok %u %s # SKIP %s", i + 1, t.name, t.skip);
+		} else {
+			pass++;
+			qmp_ktap_out("ok %u %s", i + 1, t.name);
+		}
+	}
+	qmp_ktap_out("# %s: pass:%u fail:%u skip:%u", suite, pass, fail, skip);
+	return fail ? -EINVAL : 0;
+}
+
+#endif /* _QMP_KTAP_H */
