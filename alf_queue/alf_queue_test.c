@@ -14,6 +14,7 @@
 #include <linux/alf_queue.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
@@ -401,7 +402,7 @@ static void test_debug_off_unchecked(struct qmp_test *t)
 /* ------------------------------------------------------------------ */
 /* Stress: kthreads on every online CPU, hrtimers in hardirq context   */
 
-#define STRESS_TIMER_NS	(50 * NSEC_PER_USEC)
+#define STRESS_TIMER_NS	(10 * NSEC_PER_USEC)
 
 struct stress_worker {
 	struct alf_stress *s;
@@ -431,11 +432,20 @@ static enum hrtimer_restart stress_timer_fn(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
+/* A failed attempt: let the other threads of this CPU run now and then */
+static void stress_backoff(unsigned int *fails)
+{
+	if (++*fails % 16)
+		cond_resched();
+	else
+		yield();
+}
+
 static int stress_thread(void *arg)
 {
 	struct stress_worker *w = arg;
 	struct alf_stress *s = w->s;
-	unsigned int moved;
+	unsigned int moved, fails = 0;
 
 	if (w->timer_id >= 0)
 		hrtimer_start(&w->timer, ns_to_ktime(STRESS_TIMER_NS),
@@ -443,7 +453,7 @@ static int stress_thread(void *arg)
 	if (w->producer) {
 		while (!alf_stress_produce(s, w->id, &moved))
 			if (!moved)
-				cond_resched();
+				stress_backoff(&fails);
 		/* Our timer's stream must finish before we cancel it */
 		while (w->timer_id >= 0 && !atomic_read(&s->stop) &&
 		       s->prod[w->timer_id].seq < s->cfg.tokens)
@@ -451,7 +461,7 @@ static int stress_thread(void *arg)
 	} else {
 		while (!alf_stress_done(s))
 			if (!alf_stress_consume(s, w->id))
-				cond_resched();
+				stress_backoff(&fails);
 	}
 	if (w->timer_id >= 0)
 		hrtimer_cancel(&w->timer);
@@ -557,6 +567,150 @@ free:
 	alf_queue_free(q);
 }
 
+/*
+ * Same-CPU re-entry: on every CPU a thread keeps taking a bulk out of one
+ * MPMC queue and putting it back, while a hardirq hrtimer on that CPU does
+ * the same, interrupting the thread wherever it is, including inside a
+ * reservation-to-publication window.  If such a window could be
+ * interrupted, the timer would spin on it for ever (the RFC's lockup).
+ * The tokens are conserved: at the end each must be in the queue once.
+ */
+#define REENTRY_QSIZE	256
+#define REENTRY_TOKENS	(REENTRY_QSIZE / 2)
+
+struct reentry {
+	struct alf_queue *q;
+	atomic_t stop;
+	atomic_t errors;
+	atomic_long_t timer_moves;
+	atomic_long_t thread_moves;
+};
+
+struct reentry_worker {
+	struct reentry *r;
+	struct task_struct *task;
+	struct completion done;
+	struct hrtimer timer;
+	struct alf_stress_actor thread, irq;	/* rnd and buf of each */
+};
+
+/* Take up to 8 tokens and put them back; they always fit back */
+static unsigned int reentry_cycle(struct reentry *r,
+				  struct alf_stress_actor *a)
+{
+	unsigned int n = alf_mc_dequeue(r->q, a->buf,
+					1 + alf_stress_rand(a) % 8);
+
+	if (n && alf_mp_enqueue(r->q, a->buf, n) != n) {
+		atomic_inc(&r->errors);
+		atomic_set(&r->stop, 1);
+	}
+	return n;
+}
+
+static enum hrtimer_restart reentry_timer_fn(struct hrtimer *timer)
+{
+	struct reentry_worker *w = container_of(timer, struct reentry_worker,
+						timer);
+
+	if (atomic_read(&w->r->stop))
+		return HRTIMER_NORESTART;
+	atomic_long_add(reentry_cycle(w->r, &w->irq), &w->r->timer_moves);
+	hrtimer_forward_now(timer, ns_to_ktime(STRESS_TIMER_NS));
+	return HRTIMER_RESTART;
+}
+
+static int reentry_thread(void *arg)
+{
+	struct reentry_worker *w = arg;
+	unsigned long moves = 0, i = 0;
+
+	hrtimer_start(&w->timer, ns_to_ktime(STRESS_TIMER_NS),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	while (!atomic_read(&w->r->stop)) {
+		moves += reentry_cycle(w->r, &w->thread);
+		if (!(++i % 64))
+			cond_resched();
+	}
+	hrtimer_cancel(&w->timer);
+	atomic_long_add(moves, &w->r->thread_moves);
+	complete(&w->done);
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static void test_irq_reentry(struct qmp_test *t)
+{
+	unsigned int i, cpu, nw = 0, n;
+	DECLARE_BITMAP(seen, REENTRY_TOKENS + 1) = { 0 };
+	struct reentry_worker *w;
+	struct reentry r = { };
+	void **buf;
+
+	r.q = new_queue(t, REENTRY_QSIZE, ALF_MP_ENQ | ALF_MC_DEQ);
+	w = kcalloc(nr_cpu_ids, sizeof(*w), GFP_KERNEL);
+	buf = kcalloc(REENTRY_QSIZE, sizeof(*buf), GFP_KERNEL);
+	if (!r.q || !QMP_EXPECT(t, w && buf, "out of memory"))
+		goto out;
+	for (i = 0; i < REENTRY_TOKENS; i++)
+		buf[i] = TOKEN(i + 1);
+	QMP_EXPECT(t, alf_mp_enqueue(r.q, buf, REENTRY_TOKENS) ==
+		   REENTRY_TOKENS, "prefill");
+
+	for_each_online_cpu(cpu) {
+		struct reentry_worker *x = &w[nw];
+
+		x->r = &r;
+		x->thread.rnd = 2 * cpu + 1;
+		x->irq.rnd = 2 * cpu + 2;
+		init_completion(&x->done);
+		hrtimer_init(&x->timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+		x->timer.function = reentry_timer_fn;
+		x->task = kthread_create_on_cpu(reentry_thread, x, cpu,
+						"alf_reentry/%u");
+		if (!QMP_EXPECT(t, !IS_ERR(x->task), "kthread_create"))
+			break;
+		nw++;
+	}
+	for (i = 0; i < nw; i++)
+		wake_up_process(w[i].task);
+	msleep(3000);
+	atomic_set(&r.stop, 1);
+	for (i = 0; i < nw; i++) {
+		while (!wait_for_completion_timeout(&w[i].done, HZ))
+			;
+		kthread_stop(w[i].task);
+	}
+
+	n = alf_mc_dequeue(r.q, buf, REENTRY_QSIZE);
+	QMP_EXPECT(t, !atomic_read(&r.errors), "a bulk did not fit back");
+	QMP_EXPECT(t, n == REENTRY_TOKENS, "%u tokens left, expected %u", n,
+		   REENTRY_TOKENS);
+	for (i = 0; i < n; i++) {
+		unsigned long v = (unsigned long)buf[i];
+
+		if (!QMP_EXPECT(t, v >= 1 && v <= REENTRY_TOKENS &&
+				!test_and_set_bit(v, seen),
+				"token %lu bogus or duplicated", v))
+			break;
+	}
+	QMP_EXPECT(t, atomic_long_read(&r.timer_moves) > 0,
+		   "the hardirq timers moved nothing");
+	qmp_test_diag(t, "%u CPUs, %ld moves by threads, %ld by hardirq timers",
+		      nw, atomic_long_read(&r.thread_moves),
+		      atomic_long_read(&r.timer_moves));
+out:
+	kfree(buf);
+	kfree(w);
+	alf_queue_free(r.q);
+}
+
 /* Producers and consumers on every CPU, more threads than CPUs */
 static void test_stress_mpmc(struct qmp_test *t)
 {
@@ -597,6 +751,7 @@ static const struct qmp_test_case alf_cases[] = {
 	{ "debug_variant_mixing", test_debug_variant_mixing },
 	{ "debug_single_overlap", test_debug_single_overlap },
 	{ "debug_off_unchecked", test_debug_off_unchecked },
+	{ "irq_reentry", test_irq_reentry },
 	{ "stress_mpmc", test_stress_mpmc },
 	{ "stress_spsc", test_stress_spsc },
 	{ "stress_mpsc", test_stress_mpsc },

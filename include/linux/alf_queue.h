@@ -202,7 +202,7 @@ static inline __cold bool __alf_debug_misuse(struct alf_queue *q, const char *wh
 {
 	atomic_inc(&q->debug_misuse);
 	if (!test_and_set_bit(ALF_DBG_WARNED, &q->debug_flags))
-		pr_warn("alf_queue: misuse of queue %p: %s (call refused; further misuse of this queue is counted, not reported)\n",
+		pr_warn("misuse of ALF queue %p: %s (call refused; further misuse of this queue is counted, not reported)\n",
 			q, why);
 	return false;
 }

@@ -119,8 +119,6 @@ struct static_key_false { bool enabled; };
 #define local_irq_restore(f)	((void)(f))
 
 #define pr_warn(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
-#define pr_err(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
-#define pr_info(fmt, ...)	printf(fmt, ##__VA_ARGS__)
 
 static inline void *kvcalloc(size_t n, size_t size, gfp_t gfp)
 {
