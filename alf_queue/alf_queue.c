@@ -13,7 +13,8 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 
-DEFINE_STATIC_KEY_FALSE(alf_queue_debug_key);
+/* Debug mode of the inline paths (DEFINE_STATIC_KEY_FALSE, spelled out) */
+struct static_key_false alf_queue_debug_key = STATIC_KEY_FALSE_INIT;
 EXPORT_SYMBOL_GPL(alf_queue_debug_key);
 
 static int alf_debug_set(const char *val, const struct kernel_param *kp)

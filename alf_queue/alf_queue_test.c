@@ -438,7 +438,7 @@ static void stress_backoff(unsigned int *fails)
 	if (++*fails % 16)
 		cond_resched();
 	else
-		yield();
+		usleep_range(5, 10);
 }
 
 static int stress_thread(void *arg)
@@ -499,7 +499,6 @@ static void run_stress(struct qmp_test *t, u32 qsize, u32 flags,
 	struct stress_worker *w;
 	struct alf_stress *s;
 	struct alf_queue *q;
-	const char *err;
 	u64 start = ktime_get_ns();
 
 	q = new_queue(t, qsize, flags);
@@ -554,8 +553,7 @@ static void run_stress(struct qmp_test *t, u32 qsize, u32 flags,
 	for (i = 0; i < nw; i++)
 		kthread_stop(w[i].task);
 
-	err = alf_stress_verify(s);
-	QMP_EXPECT(t, !err, "%s", err);
+	QMP_EXPECT(t, alf_stress_verify(s), "%s", s->error);
 	qmp_test_diag(t, "%u+%u threads%s on %u CPUs, %lu tokens in %llu ms",
 		      np, nc, irq ? " + hardirq timers" : "",
 		      num_online_cpus(), alf_stress_total(s),

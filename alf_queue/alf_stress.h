@@ -216,16 +216,16 @@ nomem:
 }
 
 /*
- * Final accounting, after every actor stopped.  Returns NULL if every
- * token arrived exactly once, else the reason (valid until the next call).
+ * Final accounting, after every actor stopped.  Returns true if every
+ * token arrived exactly once, else false with the reason in s->error.
  */
-static inline const char *alf_stress_verify(struct alf_stress *s)
+static inline bool alf_stress_verify(struct alf_stress *s)
 {
 	unsigned long got = atomic_long_read(&s->consumed);
 	unsigned int p;
 
 	if (atomic_read(&s->errors))
-		return s->error;
+		return false;
 	for (p = 0; p < s->cfg.producers; p++) {
 		unsigned long miss = find_first_zero_bit(s->seen[p],
 							 s->cfg.tokens);
@@ -235,16 +235,16 @@ static inline const char *alf_stress_verify(struct alf_stress *s)
 				 "producer %u token %lu lost (%lu/%lu consumed, %u queued)",
 				 p, miss, got, alf_stress_total(s),
 				 alf_queue_count(s->q));
-			return s->error;
+			return false;
 		}
 	}
 	if (got != alf_stress_total(s) || !alf_queue_empty(s->q)) {
 		snprintf(s->error, sizeof(s->error),
 			 "consumed %lu of %lu, %u left queued", got,
 			 alf_stress_total(s), alf_queue_count(s->q));
-		return s->error;
+		return false;
 	}
-	return NULL;
+	return true;
 }
 
 #endif /* _ALF_STRESS_H */

@@ -74,7 +74,6 @@ static void run_stress(struct qmp_test *t, u32 qsize, u32 flags,
 	struct alf_stress s;
 	time_t deadline = time(NULL) + timeout_s;
 	unsigned int i, created = 0;
-	const char *err;
 
 	if (!QMP_EXPECT(t, q && w, "out of memory") ||
 	    !QMP_EXPECT(t, !alf_stress_init(&s, q, &cfg, 0xabcdef),
@@ -98,8 +97,7 @@ static void run_stress(struct qmp_test *t, u32 qsize, u32 flags,
 				 alf_stress_total(&s));
 	for (i = 0; i < created; i++)
 		pthread_join(w[i].tid, NULL);
-	err = alf_stress_verify(&s);
-	QMP_EXPECT(t, !err, "%s", err);
+	QMP_EXPECT(t, alf_stress_verify(&s), "%s", s.error);
 	qmp_test_diag(t, "%u+%u threads, %lu tokens", np, nc,
 		      alf_stress_total(&s));
 	alf_stress_free(&s);
@@ -146,6 +144,7 @@ int main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
-	return qmp_run_suite("alf_queue_user", cases,
-			     sizeof(cases) / sizeof(cases[0])) ? 1 : 0;
+	if (qmp_run_suite("alf_queue_user", cases, ARRAY_SIZE(cases)))
+		return 1;
+	return 0;
 }

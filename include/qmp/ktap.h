@@ -24,7 +24,15 @@
 #include <linux/printk.h>
 #include <linux/stdarg.h>
 #include <linux/string.h>
-#define qmp_ktap_out(fmt, ...)	printk(KERN_INFO fmt "\n", ##__VA_ARGS__)
+/*
+ * KTAP lines carry no prefix: the functions below print with an empty
+ * pr_fmt(), whatever the including module's pr_fmt() is (restored at the
+ * end of this file).
+ */
+#pragma push_macro("pr_fmt")
+#undef pr_fmt
+#define pr_fmt(fmt) fmt
+#define qmp_ktap_out(fmt, ...)	pr_info(fmt "\n", ##__VA_ARGS__)
 #else
 #include <qmp/user_compat.h>
 #include <stdarg.h>
@@ -73,8 +81,17 @@ qmp_test_fail(struct qmp_test *t, int line, const char *fmt, ...)
 })
 
 /* Diagnostic line inside a case (KTAP "# ..." line) */
-#define qmp_test_diag(t, fmt, ...) \
-	qmp_ktap_out("# %s: " fmt, (t)->name, ##__VA_ARGS__)
+static inline __printf(2, 3) void
+qmp_test_diag(struct qmp_test *t, const char *fmt, ...)
+{
+	char msg[160];
+	va_list args;
+
+	va_start(args, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, args);
+	va_end(args);
+	qmp_ktap_out("# %s: %s", t->name, msg);
+}
 
 /* Mark the running case skipped (not passed), e.g. feature absent */
 static inline void qmp_test_skip(struct qmp_test *t, const char *reason)
@@ -117,5 +134,9 @@ static inline int qmp_run_suite(const char *suite,
 	qmp_ktap_out("# %s: pass:%u fail:%u skip:%u", suite, pass, fail, skip);
 	return fail ? -EINVAL : 0;
 }
+
+#ifdef __KERNEL__
+#pragma pop_macro("pr_fmt")
+#endif
 
 #endif /* _QMP_KTAP_H */

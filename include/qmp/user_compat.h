@@ -103,6 +103,7 @@ static inline unsigned long find_first_zero_bit(const unsigned long *addr,
 	return size;
 }
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define min(a, b)	((a) < (b) ? (a) : (b))
 #define max(a, b)	((a) > (b) ? (a) : (b))
 
