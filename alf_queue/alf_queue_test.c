@@ -466,14 +466,7 @@ static int stress_thread(void *arg)
 	if (w->timer_id >= 0)
 		hrtimer_cancel(&w->timer);
 	complete(&w->done);
-
-	/* Stay until kthread_stop() so the task can be reaped safely */
-	set_current_state(TASK_INTERRUPTIBLE);
-	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_INTERRUPTIBLE);
-	}
-	__set_current_state(TASK_RUNNING);
+	qmp_kthread_wait_stop();
 	return 0;
 }
 
@@ -633,12 +626,7 @@ static int reentry_thread(void *arg)
 	hrtimer_cancel(&w->timer);
 	atomic_long_add(moves, &w->r->thread_moves);
 	complete(&w->done);
-	set_current_state(TASK_INTERRUPTIBLE);
-	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_INTERRUPTIBLE);
-	}
-	__set_current_state(TASK_RUNNING);
+	qmp_kthread_wait_stop();
 	return 0;
 }
 
@@ -681,8 +669,7 @@ static void test_irq_reentry(struct qmp_test *t)
 	msleep(3000);
 	atomic_set(&r.stop, 1);
 	for (i = 0; i < nw; i++) {
-		while (!wait_for_completion_timeout(&w[i].done, HZ))
-			;
+		qmp_wait_completion(&w[i].done);
 		kthread_stop(w[i].task);
 	}
 

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qmempool.h - quick queue-based memory pool in front of a kmem_cache.
+ *
+ * Layers, fastest first:
+ *   1. a per-CPU local queue (an ALF queue used Single-Producer/Single-
+ *      Consumer by its own CPU only): one slot move per alloc or free;
+ *   2. a shared queue per NUMA node (ALF, Multi-Producer/Multi-Consumer):
+ *      the local queue is refilled from it and drained to it in bulks of
+ *      QMEMPOOL_BULK, so its cmpxchg is paid once per bulk;
+ *   3. the backing kmem_cache: the shared layer's misses are refilled with
+ *      kmem_cache_alloc_bulk() and its overflow freed with
+ *      kmem_cache_free_bulk(), outside any critical section.
+ *
+ * Contexts (detected on every call; the _softirq names are kept from the
+ * RFC and behave the same):
+ *   softirq, or bottom halves disabled:  the local queue is used with no
+ *      protection at all (nothing else on this CPU can touch it);
+ *   process context:  local interrupts are disabled around the one queue
+ *      operation (cheaper than local_bh_disable()/enable(), and correct
+ *      even if the caller already disabled interrupts);
+ *   hardirq:  the pool is bypassed: kmem_cache_alloc()/kmem_cache_free()
+ *      directly (a hardirq may interrupt a softirq inside the local queue);
+ *   NMI:  qmempool_alloc() returns NULL; qmempool_free() cannot free
+ *      safely and drops the object with a one-time error message.
+ * The gfp mask of an alloc call is used only if the slab must be asked,
+ * outside the pool's critical sections, so it must suit the caller's
+ * context exactly as for kmem_cache_alloc() (GFP_KERNEL may sleep there).
+ *
+ * Hardening: an object handed out again by the pool is zeroed when the
+ * slab would have zeroed it (want_init_on_alloc(gfp): init_on_alloc=1 or
+ * __GFP_ZERO), and zeroed when freed into the pool if init_on_free=1.  The
+ * backing cache must not have a constructor (zeroing would undo it).
+ *
+ * NUMA: an object freed on a CPU of another node than the object's memory
+ * goes straight back to the slab (the slab returns it to its node), so the
+ * local and shared queues only hold node-local objects; the node check is
+ * skipped on single-node systems.
+ *
+ * CPU hotplug: when a CPU dies, its local queue is moved to the shared
+ * queue of its node (the surplus to the slab).
+ *
+ * Observability: /sys/kernel/debug/qmempool/<id> (per-CPU counters).
+ */
+#ifndef _LINUX_QMEMPOOL_H
+#define _LINUX_QMEMPOOL_H
+
+#include <linux/alf_queue.h>
+#include <linux/cpuhotplug.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/topology.h>
+
+/* Objects moved between the layers at a time */
+#define QMEMPOOL_BULK			16
+/* The shared queue holds at least this many bulks */
+#define QMEMPOOL_REFILL_MULTIPLIER	2
+
+/**
+ * struct qmempool_stats - per-CPU event counters of a pool
+ * @alloc_fast: allocations served by the local queue
+ * @alloc_shared: local-queue refills from the shared queue
+ * @alloc_slab: objects obtained from the slab
+ * @alloc_fail: allocations that returned NULL
+ * @free_fast: frees absorbed by the local queue
+ * @free_shared: local-queue drains to the shared queue
+ * @free_slab: objects returned to the slab
+ * @bypass: calls served by the slab directly (hardirq, remote node)
+ */
+struct qmempool_stats {
+	unsigned long alloc_fast;
+	unsigned long alloc_shared;
+	unsigned long alloc_slab;
+	unsigned long alloc_fail;
+	unsigned long free_fast;
+	unsigned long free_shared;
+	unsigned long free_slab;
+	unsigned long bypass;
+};
+
+struct qmempool_percpu {
+	struct alf_queue *localq;
+	struct qmempool_stats stats;
+};
+
+/**
+ * struct qmempool - a pool; create with qmempool_create()
+ * @percpu: local queue and counters of each CPU
+ * @sharedq: one shared queue per possible NUMA node
+ * @kmem: the backing cache
+ * @obj_size: kmem_cache_size(@kmem)
+ * @numa: more than one node online at creation: check object nodes
+ * @prealloc: objects put into the shared queue at creation
+ * @gfp_mask: allocation flags of the creation (pool memory, prealloc)
+ * @id: name of the debugfs file
+ * @localq_sz: slots of each local queue
+ * @sharedq_sz: slots of each shared queue
+ * @cpuhp_node: CPU hotplug instance
+ * @debugfs: the debugfs file
+ */
+struct qmempool {
+	struct qmempool_percpu __percpu *percpu;
+	struct alf_queue **sharedq;
+	struct kmem_cache *kmem;
+	unsigned int obj_size;
+	bool numa;
+	u32 prealloc;
+	gfp_t gfp_mask;
+	int id;
+	u32 localq_sz;
+	u32 sharedq_sz;
+	struct hlist_node cpuhp_node;
+	struct dentry *debugfs;
+};
+
+struct qmempool *qmempool_create(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
+				 struct kmem_cache *kmem, gfp_t gfp_mask);
+void qmempool_destroy(struct qmempool *pool);
+unsigned long qmempool_cached(struct qmempool *pool);
+
+void *__qmempool_alloc_slow(struct qmempool *pool, gfp_t gfp_mask);
+void __qmempool_free_slow(struct qmempool *pool, void *elem);
+void *__qmempool_alloc_bypass(struct qmempool *pool, gfp_t gfp_mask);
+void __qmempool_free_bypass(struct qmempool *pool, void *elem);
+
+/*
+ * Context of a call: true if this CPU's queues may be used at all; *irq is
+ * set when the caller is in process context and local interrupts must be
+ * disabled around the queue operation (see the top of this file).
+ */
+static __always_inline bool __qmempool_ctx(bool *irq)
+{
+	if (unlikely(in_nmi() || in_hardirq()))
+		return false;
+	*irq = !in_softirq();
+	return true;
+}
+
+static __always_inline bool __qmempool_remote(struct qmempool *pool,
+					      void *elem)
+{
+	return pool->numa && page_to_nid(virt_to_page(elem)) != numa_mem_id();
+}
+
+/**
+ * __qmempool_alloc() - allocate an object (inline fast path)
+ * @pool: the pool
+ * @gfp_mask: flags for the slab, if it must be asked
+ *
+ * Context: any; see the top of this file.
+ * Return: an object of the backing cache, or NULL.
+ */
+static __always_inline void *__qmempool_alloc(struct qmempool *pool,
+					      gfp_t gfp_mask)
+{
+	unsigned long flags = 0;
+	void *elem;
+	bool irq;
+
+	if (unlikely(!__qmempool_ctx(&irq)))
+		return __qmempool_alloc_bypass(pool, gfp_mask);
+	if (irq)
+		local_irq_save(flags);
+	if (unlikely(alf_sc_dequeue(this_cpu_ptr(pool->percpu)->localq,
+				    &elem, 1) != 1)) {
+		if (irq)
+			local_irq_restore(flags);
+		return __qmempool_alloc_slow(pool, gfp_mask);
+	}
+	__this_cpu_inc(pool->percpu->stats.alloc_fast);
+	if (irq)
+		local_irq_restore(flags);
+	if (want_init_on_alloc(gfp_mask))
+		memset(elem, 0, pool->obj_size);
+	return elem;
+}
+
+/**
+ * __qmempool_free() - give an object back (inline fast path)
+ * @pool: the pool
+ * @elem: an object of the pool's backing cache, or NULL (nothing happens)
+ *
+ * Context: any; see the top of this file.
+ */
+static __always_inline void __qmempool_free(struct qmempool *pool, void *elem)
+{
+	unsigned long flags = 0;
+	bool irq;
+
+	if (unlikely(!elem))
+		return;
+	if (unlikely(!__qmempool_ctx(&irq) || __qmempool_remote(pool, elem))) {
+		__qmempool_free_bypass(pool, elem);
+		return;
+	}
+	if (want_init_on_free())
+		memset(elem, 0, pool->obj_size);
+	if (irq)
+		local_irq_save(flags);
+	if (unlikely(alf_sp_enqueue(this_cpu_ptr(pool->percpu)->localq,
+				    &elem, 1) != 1)) {
+		if (irq)
+			local_irq_restore(flags);
+		__qmempool_free_slow(pool, elem);
+		return;
+	}
+	__this_cpu_inc(pool->percpu->stats.free_fast);
+	if (irq)
+		local_irq_restore(flags);
+}
+
+/* The RFC's softirq-specialised entry points: the context is detected */
+static __always_inline void *__qmempool_alloc_softirq(struct qmempool *pool,
+						      gfp_t gfp_mask)
+{
+	return __qmempool_alloc(pool, gfp_mask);
+}
+
+void *qmempool_alloc(struct qmempool *pool, gfp_t gfp_mask);
+void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp_mask);
+void qmempool_free(struct qmempool *pool, void *elem);
+
+#endif /* _LINUX_QMEMPOOL_H */
