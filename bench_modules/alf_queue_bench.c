@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * alf_queue_bench.ko - ALF queue micro-benchmarks, run at insmod, one
+ * time_bench line per case (see include/qmp/time_bench.h).  All figures
+ * are per element moved through the queue (one enqueue plus one dequeue).
+ *
+ *   alf_queue/<variant>_simple     enqueue 1, dequeue 1
+ *   alf_queue/<variant>_multi128   enqueue 128 one by one, then dequeue them
+ *   alf_queue/<variant>_bulk<N>    enqueue a bulk of N, dequeue N
+ *   alf_queue/mpmc_parallel_bulk8  bulk 8 on every online CPU, one queue
+ *
+ * <variant>: mpmc, spsc, mpsc, spmc.  Parameters: loops=, runs=.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/alf_queue.h>
+#include <linux/err.h>
+#include <linux/module.h>
+#include <qmp/time_bench.h>
+
+static unsigned long loops = 1000000;
+module_param(loops, ulong, 0444);
+MODULE_PARM_DESC(loops, "Elements per run (default 1000000)");
+
+static unsigned int runs = 5;
+module_param(runs, uint, 0444);
+MODULE_PARM_DESC(runs, "Runs per case; the median is reported (default 5)");
+
+static const unsigned int bulks[] = { 1, 2, 4, 8, 16, 32 };
+
+#define MULTI		128	/* the multi case's step */
+#define MAX_BULK	32	/* the largest bulk */
+
+struct alf_bench {
+	struct alf_queue *q;
+	unsigned int bulk;
+};
+
+/* One set of cases per variant, with the calls inlined (no indirection) */
+#define ALF_BENCH_VARIANT(v, enq, deq)					\
+static int bench_##v##_simple(struct time_bench_record *rec, void *d)	\
+{									\
+	struct alf_bench *b = d;					\
+	void *obj = b, *out = NULL;					\
+	unsigned long i;						\
+									\
+	time_bench_start(rec);						\
+	for (i = 0; i < rec->loops; i++) {				\
+		if (unlikely(enq(b->q, &obj, 1) != 1 ||			\
+			     deq(b->q, &out, 1) != 1))			\
+			return -EIO;					\
+	}								\
+	time_bench_stop(rec, i);					\
+	return out == obj ? 0 : -EIO;					\
+}									\
+									\
+static int bench_##v##_multi(struct time_bench_record *rec, void *d)	\
+{									\
+	struct alf_bench *b = d;					\
+	void *obj = b, *out = NULL;					\
+	unsigned long i, j, steps = rec->loops / MULTI;		\
+									\
+	time_bench_start(rec);						\
+	for (i = 0; i < steps; i++) {					\
+		for (j = 0; j < MULTI; j++)				\
+			if (unlikely(enq(b->q, &obj, 1) != 1))		\
+				return -EIO;				\
+		for (j = 0; j < MULTI; j++)				\
+			if (unlikely(deq(b->q, &out, 1) != 1))		\
+				return -EIO;				\
+	}								\
+	time_bench_stop(rec, steps * MULTI);				\
+	return 0;							\
+}									\
+									\
+static int bench_##v##_bulk(struct time_bench_record *rec, void *d)	\
+{									\
+	struct alf_bench *b = d;					\
+	void *objs[MAX_BULK], *out[MAX_BULK];				\
+	unsigned long i, steps = rec->loops / b->bulk;			\
+	unsigned int n = b->bulk;					\
+									\
+	memset(objs, 0, sizeof(objs));					\
+	time_bench_start(rec);						\
+	for (i = 0; i < steps; i++) {					\
+		if (unlikely(enq(b->q, objs, n) != n ||			\
+			     deq(b->q, out, n) != n))			\
+			return -EIO;					\
+	}								\
+	time_bench_stop(rec, steps * n);				\
+	return 0;							\
+}
+
+ALF_BENCH_VARIANT(mpmc, alf_mp_enqueue, alf_mc_dequeue)
+ALF_BENCH_VARIANT(spsc, alf_sp_enqueue, alf_sc_dequeue)
+ALF_BENCH_VARIANT(mpsc, alf_mp_enqueue, alf_sc_dequeue)
+ALF_BENCH_VARIANT(spmc, alf_sp_enqueue, alf_mc_dequeue)
+
+static const struct {
+	const char *name;
+	time_bench_fn simple, multi, bulk;
+} variants[] = {
+	{ "mpmc", bench_mpmc_simple, bench_mpmc_multi, bench_mpmc_bulk },
+	{ "spsc", bench_spsc_simple, bench_spsc_multi, bench_spsc_bulk },
+	{ "mpsc", bench_mpsc_simple, bench_mpsc_multi, bench_mpsc_bulk },
+	{ "spmc", bench_spmc_simple, bench_spmc_multi, bench_spmc_bulk },
+};
+
+static int run_all(struct alf_bench *b)
+{
+	unsigned int v, i;
+	char name[32];
+	int ret = 0;
+
+	for (v = 0; v < ARRAY_SIZE(variants) && !ret; v++) {
+		snprintf(name, sizeof(name), "%s_simple", variants[v].name);
+		ret = time_bench_run("alf_queue", name, TB_PROCESS, loops, runs,
+				     variants[v].simple, b);
+		snprintf(name, sizeof(name), "%s_multi128", variants[v].name);
+		ret = ret ?: time_bench_run("alf_queue", name, TB_PROCESS,
+					    max(loops, (unsigned long)MULTI),
+					    runs, variants[v].multi, b);
+		for (i = 0; i < ARRAY_SIZE(bulks) && !ret; i++) {
+			b->bulk = bulks[i];
+			snprintf(name, sizeof(name), "%s_bulk%u",
+				 variants[v].name, bulks[i]);
+			ret = time_bench_run("alf_queue", name, TB_PROCESS,
+					     max(loops, (unsigned long)MULTI),
+					     runs, variants[v].bulk, b);
+		}
+	}
+	if (!ret) {
+		/* Contention: every online CPU on the same queue */
+		b->bulk = 8;
+		ret = time_bench_run_parallel("alf_queue", "mpmc_parallel_bulk8",
+					      TB_PROCESS, loops, runs,
+					      cpu_online_mask, bench_mpmc_bulk,
+					      b);
+	}
+	return ret;
+}
+
+static int __init alf_queue_bench_init(void)
+{
+	struct alf_bench b = { };
+	int ret;
+
+	/* Room for the multi case and a bulk per online CPU */
+	b.q = alf_queue_alloc(roundup_pow_of_two(MULTI * num_online_cpus()),
+			      GFP_KERNEL);
+	if (IS_ERR(b.q))
+		return PTR_ERR(b.q);
+	ret = run_all(&b);
+	alf_queue_free(b.q);
+	return ret;
+}
+
+static void __exit alf_queue_bench_exit(void)
+{
+}
+
+module_init(alf_queue_bench_init);
+module_exit(alf_queue_bench_exit);
+MODULE_DESCRIPTION("ALF queue micro-benchmarks (time_bench)");
+MODULE_LICENSE("GPL");

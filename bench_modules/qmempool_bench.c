@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qmempool_bench.ko - qmempool against the slab it caches, same 256-byte
+ * object cache, same boot; one time_bench line per case, per object
+ * (one allocation plus one free):
+ *
+ *   qmempool/{slab,pool}_reuse        alloc 1, free 1
+ *   qmempool/{slab,pool}_pattern256   alloc 256, then free the 256 (NIC)
+ *   qmempool/slab_bulk16              kmem_cache_alloc_bulk/free_bulk of 16
+ *   qmempool/{slab,pool}_reuse_allcpu reuse on every online CPU at once
+ *
+ * each from process context and from softirq context (bottom halves
+ * disabled; ctx= in the line).  The init_on_alloc/init_on_free settings,
+ * which decide whether objects are zeroed, are printed first.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/qmempool.h>
+#include <linux/slab.h>
+#include <qmp/time_bench.h>
+
+static unsigned long loops = 1000000;
+module_param(loops, ulong, 0444);
+MODULE_PARM_DESC(loops, "Objects per run (default 1000000)");
+
+static unsigned int runs = 5;
+module_param(runs, uint, 0444);
+MODULE_PARM_DESC(runs, "Runs per case; the median is reported (default 5)");
+
+#define OBJ_SIZE	256
+#define PATTERN		256
+
+struct pool_bench {
+	struct kmem_cache *cache;
+	struct qmempool *pool;
+	void *objs[PATTERN];		/* the pattern cases (not parallel) */
+};
+
+static int slab_reuse(struct time_bench_record *rec, void *d)
+{
+	struct pool_bench *b = d;
+	unsigned long i;
+
+	time_bench_start(rec);
+	for (i = 0; i < rec->loops; i++) {
+		void *obj = kmem_cache_alloc(b->cache, GFP_ATOMIC);
+
+		if (unlikely(!obj))
+			return -ENOMEM;
+		kmem_cache_free(b->cache, obj);
+	}
+	time_bench_stop(rec, i);
+	return 0;
+}
+
+static int pool_reuse(struct time_bench_record *rec, void *d)
+{
+	struct pool_bench *b = d;
+	unsigned long i;
+
+	time_bench_start(rec);
+	for (i = 0; i < rec->loops; i++) {
+		void *obj = qmempool_alloc(b->pool, GFP_ATOMIC);
+
+		if (unlikely(!obj))
+			return -ENOMEM;
+		qmempool_free(b->pool, obj);
+	}
+	time_bench_stop(rec, i);
+	return 0;
+}
+
+/* Allocation and free through the slab or the pool; @pool is a constant */
+static __always_inline void *bench_alloc(struct pool_bench *b, bool pool)
+{
+	return pool ? qmempool_alloc(b->pool, GFP_ATOMIC) :
+		      kmem_cache_alloc(b->cache, GFP_ATOMIC);
+}
+
+static __always_inline void bench_free(struct pool_bench *b, bool pool,
+				       void *obj)
+{
+	if (pool)
+		qmempool_free(b->pool, obj);
+	else
+		kmem_cache_free(b->cache, obj);
+}
+
+/* The NIC pattern: a ring's worth allocated, then all freed */
+static __always_inline int pattern(struct time_bench_record *rec,
+				   struct pool_bench *b, bool pool)
+{
+	unsigned long i, steps = rec->loops / PATTERN;
+	unsigned int j, k;
+
+	time_bench_start(rec);
+	for (i = 0; i < steps; i++) {
+		for (j = 0; j < PATTERN; j++) {
+			b->objs[j] = bench_alloc(b, pool);
+			if (unlikely(!b->objs[j]))
+				break;
+		}
+		for (k = 0; k < j; k++)
+			bench_free(b, pool, b->objs[k]);
+		if (unlikely(j < PATTERN))
+			return -ENOMEM;
+	}
+	time_bench_stop(rec, steps * PATTERN);
+	return 0;
+}
+
+static int slab_pattern(struct time_bench_record *rec, void *d)
+{
+	return pattern(rec, d, false);
+}
+
+static int pool_pattern(struct time_bench_record *rec, void *d)
+{
+	return pattern(rec, d, true);
+}
+
+static int slab_bulk16(struct time_bench_record *rec, void *d)
+{
+	struct pool_bench *b = d;
+	unsigned long i, steps = rec->loops / 16;
+	void *objs[16];
+
+	time_bench_start(rec);
+	for (i = 0; i < steps; i++) {
+		if (unlikely(kmem_cache_alloc_bulk(b->cache, GFP_ATOMIC, 16,
+						   objs) != 16))
+			return -ENOMEM;
+		kmem_cache_free_bulk(b->cache, 16, objs);
+	}
+	time_bench_stop(rec, steps * 16);
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	time_bench_fn fn;
+	bool parallel;
+} cases[] = {
+	{ "slab_reuse", slab_reuse },
+	{ "pool_reuse", pool_reuse },
+	{ "slab_pattern256", slab_pattern },
+	{ "pool_pattern256", pool_pattern },
+	{ "slab_bulk16", slab_bulk16 },
+	{ "slab_reuse_allcpu", slab_reuse, true },
+	{ "pool_reuse_allcpu", pool_reuse, true },
+};
+
+static int __init qmempool_bench_init(void)
+{
+	unsigned long n = max_t(unsigned long, loops, PATTERN);
+	struct pool_bench *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	unsigned int i, ctx;
+	int ret = -ENOMEM;
+
+	pr_info("init_on_alloc=%d init_on_free=%d object_size=%d\n",
+		want_init_on_alloc(GFP_ATOMIC), want_init_on_free(), OBJ_SIZE);
+	if (!b)
+		return -ENOMEM;
+	b->cache = kmem_cache_create("qmempool_bench", OBJ_SIZE, 0,
+				     SLAB_HWCACHE_ALIGN, NULL);
+	if (!b->cache)
+		goto out;
+	b->pool = qmempool_create(64, 1024, 0, b->cache, GFP_KERNEL);
+	if (!b->pool)
+		goto out;
+	ret = 0;
+	for (ctx = TB_PROCESS; ctx <= TB_SOFTIRQ && !ret; ctx++) {
+		for (i = 0; i < ARRAY_SIZE(cases) && !ret; i++) {
+			if (cases[i].parallel)
+				ret = time_bench_run_parallel("qmempool",
+							      cases[i].name,
+							      ctx, n, runs,
+							      cpu_online_mask,
+							      cases[i].fn, b);
+			else
+				ret = time_bench_run("qmempool", cases[i].name,
+						     ctx, n, runs,
+						     cases[i].fn, b);
+		}
+	}
+out:
+	if (b->pool)
+		qmempool_destroy(b->pool);
+	kmem_cache_destroy(b->cache);
+	kfree(b);
+	return ret;
+}
+
+static void __exit qmempool_bench_exit(void)
+{
+}
+
+module_init(qmempool_bench_init);
+module_exit(qmempool_bench_exit);
+MODULE_DESCRIPTION("qmempool against the slab (time_bench)");
+MODULE_LICENSE("GPL");
