@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers shared by the scripts under scripts/ (sourced, never run).
+
+QMP_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck disable=SC2034 # used by the scripts that source this file
+QMP_TOP=$(dirname "$QMP_SCRIPTS")
+QMP_CACHE=${QMP_CACHE:-/var/cache/qmempool}
+QMP_PROG=$(basename "$0")
+export QMP_CACHE
+
+# Debian suite and mirror of the guest root file system.
+QMP_SUITE=${QMP_SUITE:-bookworm}
+QMP_MIRROR=${QMP_MIRROR:-http://deb.debian.org/debian}
+
+qmp_log()  { printf '%s: %s\n' "$QMP_PROG" "$*"; }
+qmp_die()  { printf '%s: error: %s\n' "$QMP_PROG" "$*" >&2; exit 1; }
+
+# Seconds since the script started, for progress messages ("12s").
+qmp_elapsed() { printf '%ds' "$SECONDS"; }
+
+qmp_need_root() {
+	[ "$(id -u)" -eq 0 ] || qmp_die "must run as root"
+}
+
+# Installed stock kernels usable for tests: a kernel image, an initrd and
+# a build (headers) directory.  One version per line, sorted -V.
+qmp_kernels() {
+	local d v
+	for d in /lib/modules/*/; do
+		v=$(basename "$d")
+		[ -f "/boot/vmlinuz-$v" ] && [ -f "/boot/initrd.img-$v" ] &&
+			[ -d "/lib/modules/$v/build" ] && echo "$v"
+	done | sort -V
+}
+
+# Take an exclusive lock on the cache directory for the rest of the script.
+qmp_lock_cache() {
+	mkdir -p "$QMP_CACHE"
+	exec 9>"$QMP_CACHE/lock"
+	flock 9
+}
+
+# Build an ext4 image IMG of the directory DIR (no loop mount needed).
+# The size is the tree's size plus 25% and 64 MiB of slack.
+qmp_mkext4() {
+	local dir=$1 img=$2 mb
+	mb=$(du -sm --apparent-size "$dir" | cut -f1)
+	mb=$((mb + mb / 4 + 64))
+	rm -f "$img"
+	truncate -s "${mb}M" "$img"
+	mkfs.ext4 -q -F -L "${3:-qmp}" -E root_owner=0:0 -d "$dir" "$img"
+}
