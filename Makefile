@@ -7,6 +7,8 @@
 #   make W=1 / C=2       extra warnings / sparse on every file (kbuild)
 #   make check           build + run all tests in QEMU guests (every stock
 #                        kernel installed here) and the user-space TSan run
+#   make bench           benchmark figures (QEMU -icount: instructions/op)
+#                        into build/bench/ and BENCHMARKS.md
 #   make deps            install everything the build and the tests need
 #   make lint            checkpatch.pl on every source file
 #   make user-check      only the user-space tests of the ALF queue
@@ -20,7 +22,7 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
-.PHONY: all modules clean check deps lint user-check modules_install help
+.PHONY: all modules clean check bench deps lint user-check modules_install help
 
 all: modules
 
@@ -47,6 +49,9 @@ deps:
 check:
 	$(TOP)/scripts/check
 
+bench:
+	$(TOP)/scripts/bench
+
 lint:
 	$(TOP)/scripts/lint
 
@@ -54,4 +59,4 @@ user-check:
 	$(MAKE) -C $(TOP)/alf_queue/user check
 
 help:
-	@sed -n '3,17s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '3,19s/^# \{0,1\}//p' $(TOP)/Makefile

@@ -35,6 +35,35 @@ qmp_kernels() {
 	done | sort -V
 }
 
+# Copy the source tree (git's files if this is a checkout) to $1,
+# leaving out build/ and build products.
+qmp_copy_tree() {
+	rm -rf "$1"
+	mkdir -p "$1"
+	{
+		if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+			git ls-files -z --cached --others --exclude-standard
+		else
+			find . -path ./.git -prune -o ! -type d -printf '%P\0'
+		fi
+	} | grep -zvE '^build/|\.(o|ko|mod|mod\.c|cmd|a|d)$' |
+		grep -zvE '(^|/)(Module\.symvers|modules\.order)$' |
+		while IFS= read -r -d '' f; do
+			if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
+		done | tar -cf - --null -T - | tar -xf - -C "$1"
+}
+
+# Payload disk contents for scripts/guest-run: the modules built in
+# SRC at their relative paths, CONF as modules.conf, and guest-run.
+qmp_payload() {
+	local src=$1 conf=$2 payload=$3
+	rm -rf "$payload"
+	mkdir -p "$payload"
+	(cd "$src" && find . -name '*.ko' -exec cp --parents -t "$payload" {} +)
+	cp "$conf" "$payload/modules.conf"
+	cp "$QMP_SCRIPTS/guest-run" "$payload/guest-run"
+}
+
 # Take an exclusive lock on the cache directory for the rest of the script.
 qmp_lock_cache() {
 	mkdir -p "$QMP_CACHE"
