@@ -37,40 +37,6 @@ struct pool_bench {
 	void *objs[PATTERN];		/* the pattern cases (not parallel) */
 };
 
-static int slab_reuse(struct time_bench_record *rec, void *d)
-{
-	struct pool_bench *b = d;
-	unsigned long i;
-
-	time_bench_start(rec);
-	for (i = 0; i < rec->loops; i++) {
-		void *obj = kmem_cache_alloc(b->cache, GFP_ATOMIC);
-
-		if (unlikely(!obj))
-			return -ENOMEM;
-		kmem_cache_free(b->cache, obj);
-	}
-	time_bench_stop(rec, i);
-	return 0;
-}
-
-static int pool_reuse(struct time_bench_record *rec, void *d)
-{
-	struct pool_bench *b = d;
-	unsigned long i;
-
-	time_bench_start(rec);
-	for (i = 0; i < rec->loops; i++) {
-		void *obj = qmempool_alloc(b->pool, GFP_ATOMIC);
-
-		if (unlikely(!obj))
-			return -ENOMEM;
-		qmempool_free(b->pool, obj);
-	}
-	time_bench_stop(rec, i);
-	return 0;
-}
-
 /* Allocation and free through the slab or the pool; @pool is a constant */
 static __always_inline void *bench_alloc(struct pool_bench *b, bool pool)
 {
@@ -85,6 +51,34 @@ static __always_inline void bench_free(struct pool_bench *b, bool pool,
 		qmempool_free(b->pool, obj);
 	else
 		kmem_cache_free(b->cache, obj);
+}
+
+/* Reuse: one object allocated and freed again */
+static __always_inline int reuse(struct time_bench_record *rec,
+				 struct pool_bench *b, bool pool)
+{
+	unsigned long i;
+
+	time_bench_start(rec);
+	for (i = 0; i < rec->loops; i++) {
+		void *obj = bench_alloc(b, pool);
+
+		if (unlikely(!obj))
+			return -ENOMEM;
+		bench_free(b, pool, obj);
+	}
+	time_bench_stop(rec, i);
+	return 0;
+}
+
+static int slab_reuse(struct time_bench_record *rec, void *d)
+{
+	return reuse(rec, d, false);
+}
+
+static int pool_reuse(struct time_bench_record *rec, void *d)
+{
+	return reuse(rec, d, true);
 }
 
 /* The NIC pattern: a ring's worth allocated, then all freed */

@@ -11,11 +11,15 @@
 #include <linux/err.h>
 #include <linux/idr.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/qmempool.h>
 #include <linux/seq_file.h>
 
 static enum cpuhp_state qmempool_cpuhp_state;
+/* Live pools, for reporting the ones a user forgot at module unload */
+static LIST_HEAD(qmempool_list);
+static DEFINE_MUTEX(qmempool_list_lock);
 static struct dentry *qmempool_debugfs_dir;
 static DEFINE_IDA(qmempool_ida);
 
@@ -367,6 +371,7 @@ struct qmempool *qmempool_create(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
 	pool->localq_sz = localq_sz;
 	pool->sharedq_sz = sharedq_sz;
 	pool->id = -1;
+	INIT_LIST_HEAD(&pool->list);
 
 	pool->sharedq = kcalloc(nr_node_ids, sizeof(*pool->sharedq), gfp_mask);
 	pool->percpu = alloc_percpu_gfp(struct qmempool_percpu, gfp_mask);
@@ -406,6 +411,9 @@ struct qmempool *qmempool_create(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
 	if (ret)
 		goto fail;
 
+	mutex_lock(&qmempool_list_lock);
+	list_add(&pool->list, &qmempool_list);
+	mutex_unlock(&qmempool_list_lock);
 	pool->id = ida_alloc(&qmempool_ida, GFP_KERNEL);
 	if (pool->id >= 0) {
 		char name[16];
@@ -441,6 +449,9 @@ void qmempool_destroy(struct qmempool *pool)
 
 	if (!pool)
 		return;
+	mutex_lock(&qmempool_list_lock);
+	list_del_init(&pool->list);
+	mutex_unlock(&qmempool_list_lock);
 	if (!hlist_unhashed(&pool->cpuhp_node))
 		cpuhp_state_remove_instance_nocalls(qmempool_cpuhp_state,
 						    &pool->cpuhp_node);
@@ -482,8 +493,24 @@ static int __init qmempool_init(void)
 	return 0;
 }
 
+/*
+ * Only reached when no module using qmempool is loaded any more: a pool
+ * still listed was leaked by its (unloaded) user.  Its objects cannot be
+ * given back safely without knowing whether its cache still exists, so
+ * they stay allocated; the pool is detached from CPU hotplug and reported.
+ */
 static void __exit qmempool_exit(void)
 {
+	struct qmempool *pool;
+
+	mutex_lock(&qmempool_list_lock);
+	list_for_each_entry(pool, &qmempool_list, list) {
+		pr_err("pool %d (object size %u, %lu objects cached) was never destroyed by its user\n",
+		       pool->id, pool->obj_size, qmempool_cached(pool));
+		cpuhp_state_remove_instance_nocalls(qmempool_cpuhp_state,
+						    &pool->cpuhp_node);
+	}
+	mutex_unlock(&qmempool_list_lock);
 	debugfs_remove_recursive(qmempool_debugfs_dir);
 	cpuhp_remove_multi_state(qmempool_cpuhp_state);
 }

@@ -708,7 +708,7 @@ static void run_stress(struct qmp_test *t, bool hotplug)
 	struct kmem_cache *c = test_cache(t);
 	struct stress_thread *th = NULL;
 	struct stress_timers *tm = NULL;
-	unsigned long end, cycles = 0;
+	unsigned long end, cycles = 0, bypass = 0;
 	struct stress s = { };
 	int cpu;
 
@@ -792,6 +792,9 @@ static void run_stress(struct qmp_test *t, bool hotplug)
 	if (hotplug)
 		QMP_EXPECT(t, cycles > 0, "no CPU went offline");
 	expect_slab(t, c, qmempool_cached(s.pool), "after stress");
+	for_each_possible_cpu(cpu)
+		bypass += per_cpu_ptr(s.pool->percpu, cpu)->stats.bypass;
+	QMP_EXPECT(t, bypass > 0, "hardirq calls did not bypass the queues");
 	qmp_test_diag(t, "%u threads + %u softirq + %u hardirq timers, %ld ops (%ld in timers), %ld failed allocs, %lu hotplug cycles",
 		      nthreads, ntimers, ntimers, atomic_long_read(&s.ops),
 		      atomic_long_read(&s.irq_ops),

@@ -47,6 +47,7 @@
 
 #include <linux/alf_queue.h>
 #include <linux/cpuhotplug.h>
+#include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -100,6 +101,7 @@ struct qmempool_percpu {
  * @sharedq_sz: slots of each shared queue
  * @cpuhp_node: CPU hotplug instance
  * @debugfs: the debugfs file
+ * @list: in the list of live pools
  */
 struct qmempool {
 	struct qmempool_percpu __percpu *percpu;
@@ -114,6 +116,7 @@ struct qmempool {
 	u32 sharedq_sz;
 	struct hlist_node cpuhp_node;
 	struct dentry *debugfs;
+	struct list_head list;
 };
 
 struct qmempool *qmempool_create(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
