@@ -9,6 +9,7 @@
 #                        kernel installed here) and the user-space TSan run
 #   make bench           benchmark figures (QEMU -icount: instructions/op)
 #                        into build/bench/ and BENCHMARKS.md
+#   make bench HOST=1    the same in the running kernel (root, headers)
 #   make deps            install everything the build and the tests need
 #   make lint            checkpatch.pl on every source file
 #   make user-check      only the user-space tests of the ALF queue
@@ -50,7 +51,7 @@ check:
 	$(TOP)/scripts/check
 
 bench:
-	$(TOP)/scripts/bench
+	QMP_BENCH_HOST=$(HOST) $(TOP)/scripts/bench
 
 lint:
 	$(TOP)/scripts/lint
@@ -59,4 +60,4 @@ user-check:
 	$(MAKE) -C $(TOP)/alf_queue/user check
 
 help:
-	@sed -n '3,19s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '3,20s/^# \{0,1\}//p' $(TOP)/Makefile
