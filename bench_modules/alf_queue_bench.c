@@ -8,6 +8,9 @@
  *   alf_queue/<variant>_multi128   enqueue 128 one by one, then dequeue them
  *   alf_queue/<variant>_bulk<N>    enqueue a bulk of N, dequeue N
  *   alf_queue/mpmc_parallel_bulk8  bulk 8 on every online CPU, one queue
+ *   alf_queue/ptr_ring_simple      the kernel's ptr_ring: produce 1, consume 1
+ *   alf_queue/ptr_ring_bulk<N>     N ptr_ring_produce(), one
+ *                                  ptr_ring_consume_batched() of N
  *
  * <variant>: mpmc, spsc, mpsc, spmc.  Parameters: loops=, runs=.
  */
@@ -16,6 +19,7 @@
 #include <linux/alf_queue.h>
 #include <linux/err.h>
 #include <linux/module.h>
+#include <linux/ptr_ring.h>
 #include <qmp/time_bench.h>
 
 static unsigned long loops = 1000000;
@@ -33,6 +37,7 @@ static const unsigned int bulks[] = { 1, 2, 4, 8, 16, 32 };
 
 struct alf_bench {
 	struct alf_queue *q;
+	struct ptr_ring ring;
 	unsigned int bulk;
 };
 
@@ -96,6 +101,41 @@ ALF_BENCH_VARIANT(spsc, alf_sp_enqueue, alf_sc_dequeue)
 ALF_BENCH_VARIANT(mpsc, alf_mp_enqueue, alf_sc_dequeue)
 ALF_BENCH_VARIANT(spmc, alf_sp_enqueue, alf_mc_dequeue)
 
+/* The kernel's own pointer ring, same patterns (locked on both sides) */
+static int bench_ptr_ring_simple(struct time_bench_record *rec, void *d)
+{
+	struct alf_bench *b = d;
+	unsigned long i;
+
+	time_bench_start(rec);
+	for (i = 0; i < rec->loops; i++) {
+		if (unlikely(ptr_ring_produce(&b->ring, b) ||
+			     ptr_ring_consume(&b->ring) != b))
+			return -EIO;
+	}
+	time_bench_stop(rec, i);
+	return 0;
+}
+
+static int bench_ptr_ring_bulk(struct time_bench_record *rec, void *d)
+{
+	struct alf_bench *b = d;
+	unsigned long i, steps = rec->loops / b->bulk;
+	void *out[MAX_BULK];
+	unsigned int j, n = b->bulk;
+
+	time_bench_start(rec);
+	for (i = 0; i < steps; i++) {
+		for (j = 0; j < n; j++)
+			if (unlikely(ptr_ring_produce(&b->ring, b)))
+				return -EIO;
+		if (unlikely(ptr_ring_consume_batched(&b->ring, out, n) != n))
+			return -EIO;
+	}
+	time_bench_stop(rec, steps * n);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	time_bench_fn simple, multi, bulk;
@@ -129,6 +169,15 @@ static int run_all(struct alf_bench *b)
 					     runs, variants[v].bulk, b);
 		}
 	}
+	ret = ret ?: time_bench_run("alf_queue", "ptr_ring_simple", TB_PROCESS,
+				    loops, runs, bench_ptr_ring_simple, b);
+	for (i = 0; i < ARRAY_SIZE(bulks) && !ret; i++) {
+		b->bulk = bulks[i];
+		snprintf(name, sizeof(name), "ptr_ring_bulk%u", bulks[i]);
+		ret = time_bench_run("alf_queue", name, TB_PROCESS,
+				     max(loops, (unsigned long)MAX_BULK), runs,
+				     bench_ptr_ring_bulk, b);
+	}
 	if (!ret) {
 		/* Contention: every online CPU on the same queue */
 		b->bulk = 8;
@@ -150,7 +199,11 @@ static int __init alf_queue_bench_init(void)
 			      GFP_KERNEL);
 	if (IS_ERR(b.q))
 		return PTR_ERR(b.q);
-	ret = run_all(&b);
+	ret = ptr_ring_init(&b.ring, MULTI, GFP_KERNEL);
+	if (!ret) {
+		ret = run_all(&b);
+		ptr_ring_cleanup(&b.ring, NULL);
+	}
 	alf_queue_free(b.q);
 	return ret;
 }

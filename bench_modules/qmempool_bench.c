@@ -8,6 +8,8 @@
  *   qmempool/{slab,pool}_pattern256   alloc 256, then free the 256 (NIC)
  *   qmempool/slab_bulk16              kmem_cache_alloc_bulk/free_bulk of 16
  *   qmempool/{slab,pool}_reuse_allcpu reuse on every online CPU at once
+ *   qmempool/objpool_{reuse,pattern256} the kernel's objpool (6.7+; it
+ *                                     never zeroes objects)
  *
  * each from process context and from softirq context (bottom halves
  * disabled; ctx= in the line).  The init_on_alloc/init_on_free settings,
@@ -16,6 +18,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#ifdef HAVE_OBJPOOL		/* set by Kbuild when the kernel has it */
+#include <linux/objpool.h>
+#endif
 #include <linux/qmempool.h>
 #include <linux/slab.h>
 #include <qmp/time_bench.h>
@@ -34,20 +39,35 @@ MODULE_PARM_DESC(runs, "Runs per case; the median is reported (default 5)");
 struct pool_bench {
 	struct kmem_cache *cache;
 	struct qmempool *pool;
+#ifdef HAVE_OBJPOOL
+	struct objpool_head objpool;
+#endif
 	void *objs[PATTERN];		/* the pattern cases (not parallel) */
 };
 
-/* Allocation and free through the slab or the pool; @pool is a constant */
-static __always_inline void *bench_alloc(struct pool_bench *b, bool pool)
+/* What a case allocates from; a constant in each specialised case */
+enum source { SLAB, POOL, OBJPOOL };
+
+static __always_inline void *bench_alloc(struct pool_bench *b, enum source s)
 {
-	return pool ? qmempool_alloc(b->pool, GFP_ATOMIC) :
-		      kmem_cache_alloc(b->cache, GFP_ATOMIC);
+#ifdef HAVE_OBJPOOL
+	if (s == OBJPOOL)
+		return objpool_pop(&b->objpool);
+#endif
+	return s == POOL ? qmempool_alloc(b->pool, GFP_ATOMIC) :
+			   kmem_cache_alloc(b->cache, GFP_ATOMIC);
 }
 
-static __always_inline void bench_free(struct pool_bench *b, bool pool,
+static __always_inline void bench_free(struct pool_bench *b, enum source s,
 				       void *obj)
 {
-	if (pool)
+#ifdef HAVE_OBJPOOL
+	if (s == OBJPOOL) {
+		objpool_push(obj, &b->objpool);
+		return;
+	}
+#endif
+	if (s == POOL)
 		qmempool_free(b->pool, obj);
 	else
 		kmem_cache_free(b->cache, obj);
@@ -55,7 +75,7 @@ static __always_inline void bench_free(struct pool_bench *b, bool pool,
 
 /* Reuse: one object allocated and freed again */
 static __always_inline int reuse(struct time_bench_record *rec,
-				 struct pool_bench *b, bool pool)
+				 struct pool_bench *b, enum source pool)
 {
 	unsigned long i;
 
@@ -73,17 +93,17 @@ static __always_inline int reuse(struct time_bench_record *rec,
 
 static int slab_reuse(struct time_bench_record *rec, void *d)
 {
-	return reuse(rec, d, false);
+	return reuse(rec, d, SLAB);
 }
 
 static int pool_reuse(struct time_bench_record *rec, void *d)
 {
-	return reuse(rec, d, true);
+	return reuse(rec, d, POOL);
 }
 
 /* The NIC pattern: a ring's worth allocated, then all freed */
 static __always_inline int pattern(struct time_bench_record *rec,
-				   struct pool_bench *b, bool pool)
+				   struct pool_bench *b, enum source pool)
 {
 	unsigned long i, steps = rec->loops / PATTERN;
 	unsigned int j, k;
@@ -106,13 +126,25 @@ static __always_inline int pattern(struct time_bench_record *rec,
 
 static int slab_pattern(struct time_bench_record *rec, void *d)
 {
-	return pattern(rec, d, false);
+	return pattern(rec, d, SLAB);
 }
 
 static int pool_pattern(struct time_bench_record *rec, void *d)
 {
-	return pattern(rec, d, true);
+	return pattern(rec, d, POOL);
 }
+
+#ifdef HAVE_OBJPOOL
+static int objpool_reuse(struct time_bench_record *rec, void *d)
+{
+	return reuse(rec, d, OBJPOOL);
+}
+
+static int objpool_pattern(struct time_bench_record *rec, void *d)
+{
+	return pattern(rec, d, OBJPOOL);
+}
+#endif
 
 static int slab_bulk16(struct time_bench_record *rec, void *d)
 {
@@ -143,6 +175,10 @@ static const struct {
 	{ "slab_bulk16", slab_bulk16 },
 	{ "slab_reuse_allcpu", slab_reuse, true },
 	{ "pool_reuse_allcpu", pool_reuse, true },
+#ifdef HAVE_OBJPOOL
+	{ "objpool_reuse", objpool_reuse },
+	{ "objpool_pattern256", objpool_pattern },
+#endif
 };
 
 static int __init qmempool_bench_init(void)
@@ -163,6 +199,12 @@ static int __init qmempool_bench_init(void)
 	b->pool = qmempool_create(64, 1024, 0, b->cache, GFP_KERNEL);
 	if (!b->pool)
 		goto out;
+#ifdef HAVE_OBJPOOL
+	ret = objpool_init(&b->objpool, 4 * PATTERN, OBJ_SIZE, GFP_KERNEL,
+			   NULL, NULL, NULL);
+	if (ret)
+		goto out;
+#endif
 	ret = 0;
 	for (ctx = TB_PROCESS; ctx <= TB_SOFTIRQ && !ret; ctx++) {
 		for (i = 0; i < ARRAY_SIZE(cases) && !ret; i++) {
@@ -178,6 +220,9 @@ static int __init qmempool_bench_init(void)
 						     cases[i].fn, b);
 		}
 	}
+#ifdef HAVE_OBJPOOL
+	objpool_fini(&b->objpool);
+#endif
 out:
 	if (b->pool)
 		qmempool_destroy(b->pool);
