@@ -14,27 +14,13 @@
 #include <qmp/ktap.h>
 
 #include "../alf_stress.h"
+#include "alf_user.h"
 
 DEFINE_STATIC_KEY_FALSE(alf_queue_debug_key);
 
 static unsigned long tokens = 200000;
 static unsigned int threads = 4;
 static unsigned int timeout_s = 300;
-
-static struct alf_queue *queue_alloc(u32 size, u32 flags)
-{
-	size_t bytes = sizeof(struct alf_queue) + size * sizeof(void *);
-	struct alf_queue *q;
-
-	if (alf_queue_check_params(size, flags))
-		return NULL;
-	q = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-	if (!q)
-		return NULL;
-	memset(q, 0, bytes);
-	alf_queue_init(q, size, flags);
-	return q;
-}
 
 struct worker {
 	struct alf_stress *s;
@@ -69,7 +55,7 @@ static void run_stress(struct qmp_test *t, u32 qsize, u32 flags,
 		.single_producer = flags & ALF_SP_ENQ,
 		.single_consumer = flags & ALF_SC_DEQ,
 	};
-	struct alf_queue *q = queue_alloc(qsize, flags);
+	struct alf_queue *q = alf_user_queue_alloc(qsize, flags);
 	struct worker *w = calloc(np + nc, sizeof(*w));
 	struct alf_stress s;
 	time_t deadline = time(NULL) + timeout_s;

@@ -23,13 +23,15 @@
  * silently):
  *
  *   time_bench: <suite>/<case> ns=<median> ns_min=<min> cycles=<median> \
- *     n=<loops> runs=<R> cpus=<k> ctx=<process|softirq>
+ *     n=<loops> runs=<R> cpus=<k> ctx=<process|softirq|user>
  *
  * ns and cycles are per invocation, with 3 decimals; cycles=- when the
  * platform has no cycle counter.  time_bench_run_parallel() runs a case
  * on several CPUs at once (kthreads released together) and prints one line
  * per CPU (case "<case>@cpu<N>") and the aggregate line (median over CPUs
- * of each CPU's median, cpus=<k>).
+ * of each CPU's median, cpus=<k>).  User-space programs print the same
+ * line with ctx=user (alf_queue/user/alf_queue_user_bench.c, suite
+ * ring_user: ns per element, cycles are TSC ticks).
  */
 #ifndef _QMP_TIME_BENCH_H
 #define _QMP_TIME_BENCH_H

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * alf_queue_user_bench - include/linux/alf_queue.h built natively in user
+ * space (-O2, no sanitizer) and timed beside DPDK's rte_ring and
+ * Concurrency Kit's ck_ring, same queue size, same loops.
+ *
+ * Cases, suite ring_user, <lib> alf, rte or ck, <variant> mpmc or spsc:
+ *   <lib>_<variant>_bulk<N>       one thread (CPU 0): enqueue a bulk of N,
+ *                                 dequeue N; N = 1, 2, 4, 8, 16, 32
+ *   <lib>_<variant>_2thr_bulk<N>  producer pinned to CPU 0, consumer to
+ *                                 CPU 1, bulks of up to N; N = 1, 8
+ * Each prints one line in the time_bench format (include/qmp/time_bench.h)
+ * with ctx=user: ns and cycles (TSC ticks) per element, median of the
+ * runs.
+ *
+ * Bulk calls: ALF alf_{mp,sp}_enqueue() and alf_{mc,sc}_dequeue_fixed(),
+ * rte_ring rte_ring_{mp,sp}_enqueue_bulk() and _{mc,sc}_dequeue_bulk(),
+ * all or nothing; ck_ring has no bulk call, so a bulk is a loop of
+ * ck_ring_{en,de}queue_{mpmc,spsc}() stopping at the first failure.
+ * Queues have 1024 slots (rte_ring and ck_ring use 1023 of them).
+ * rte_ring needs no EAL here: rte_ring_init() on our own memory of
+ * rte_ring_get_memsize() bytes, no hugepages, no devices.
+ *
+ * Usage: alf_queue_user_bench [loops [runs [elements-2thr]]]
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+#include <rte_ring.h>
+#include <ck_ring.h>
+#ifdef __x86_64__
+#include <x86intrin.h>
+#endif
+
+#include "alf_user.h"
+
+DEFINE_STATIC_KEY_FALSE(alf_queue_debug_key);
+
+#define QSIZE		1024U
+#define MAX_BULK	32U
+#define MAX_RUNS	64U
+
+static const unsigned int bulks[] = { 1, 2, 4, 8, 16, 32 };
+static const unsigned int bulks_2thr[] = { 1, 8 };
+
+static unsigned long loops = 1000000;	/* elements per single-thread run */
+static unsigned int runs = 5;
+static unsigned long elems = 5000000;	/* elements per 2-thread run */
+
+/* ------------------------------------------------------------------ */
+/* Timing, as time_bench.ko: per element, median run by time           */
+
+struct stamp {
+	u64 ns;
+	u64 cyc;
+};
+
+struct sample {
+	u64 ps;		/* picoseconds per element */
+	u64 mcyc;	/* cycles per element, times 1000 */
+};
+
+static inline u64 read_cycles(void)
+{
+#ifdef __x86_64__
+	return __rdtsc();
+#else
+	return 0;
+#endif
+}
+
+static inline u64 read_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static inline void stamp_start(struct stamp *t)
+{
+	t->cyc = read_cycles();
+	t->ns = read_ns();
+}
+
+static inline void stamp_stop(struct stamp *t)
+{
+	t->ns = read_ns();
+	t->cyc = read_cycles();
+}
+
+static void sample_set(struct sample *s, const struct stamp *t0,
+		       const struct stamp *t1, unsigned long done)
+{
+	s->ps = (t1->ns - t0->ns) * 1000 / done;
+	s->mcyc = (t1->cyc - t0->cyc) * 1000 / done;
+}
+
+static int sample_cmp(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+
+	return x->ps < y->ps ? -1 : x->ps > y->ps;
+}
+
+static void report(const char *name, struct sample *s, unsigned long n,
+		   unsigned int cpus)
+{
+	const struct sample *med = &s[runs / 2];
+	char cyc[32] = "-";
+
+	qsort(s, runs, sizeof(*s), sample_cmp);	/* med: the median now */
+	if (read_cycles())
+		snprintf(cyc, sizeof(cyc), "%llu.%03llu",
+			 (unsigned long long)(med->mcyc / 1000),
+			 (unsigned long long)(med->mcyc % 1000));
+	printf("time_bench: ring_user/%s ns=%llu.%03llu ns_min=%llu.%03llu cycles=%s n=%lu runs=%u cpus=%u ctx=user\n",
+	       name, (unsigned long long)(med->ps / 1000),
+	       (unsigned long long)(med->ps % 1000),
+	       (unsigned long long)(s[0].ps / 1000),
+	       (unsigned long long)(s[0].ps % 1000), cyc, n, runs, cpus);
+	fflush(stdout);
+}
+
+/* The compiler must not drop the dequeued pointers nobody reads */
+static inline void barrier_data(void *p)
+{
+	asm volatile("" : : "r"(p) : "memory");
+}
+
+static int pin_to_cpu(pthread_t thread, unsigned int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(thread, sizeof(set), &set);
+}
+
+/* ------------------------------------------------------------------ */
+/* The three queues behind one calling convention, forced inline     */
+
+static void *alf_create(bool single)
+{
+	return alf_user_queue_alloc(QSIZE, single ? ALF_SP_ENQ | ALF_SC_DEQ :
+						    ALF_MP_ENQ | ALF_MC_DEQ);
+}
+
+static __always_inline unsigned int
+alf_mpmc_enq(void *r, void *const *p, unsigned int n)
+{
+	return alf_mp_enqueue(r, p, n);
+}
+
+static __always_inline unsigned int
+alf_mpmc_deq(void *r, void **p, unsigned int n)
+{
+	return alf_mc_dequeue_fixed(r, p, n);
+}
+
+static __always_inline unsigned int
+alf_spsc_enq(void *r, void *const *p, unsigned int n)
+{
+	return alf_sp_enqueue(r, p, n);
+}
+
+static __always_inline unsigned int
+alf_spsc_deq(void *r, void **p, unsigned int n)
+{
+	return alf_sc_dequeue_fixed(r, p, n);
+}
+
+static void *rte_create(bool single)
+{
+	ssize_t bytes = rte_ring_get_memsize(QSIZE);
+	struct rte_ring *r;
+
+	if (bytes < 0)
+		return NULL;
+	r = aligned_alloc(RTE_CACHE_LINE_SIZE,
+			  RTE_ALIGN_CEIL(bytes, RTE_CACHE_LINE_SIZE));
+	if (r && rte_ring_init(r, "ring_user", QSIZE,
+			       single ? RING_F_SP_ENQ | RING_F_SC_DEQ : 0)) {
+		free(r);
+		r = NULL;
+	}
+	return r;
+}
+
+static __always_inline unsigned int
+rte_mpmc_enq(void *r, void *const *p, unsigned int n)
+{
+	return rte_ring_mp_enqueue_bulk(r, p, n, NULL);
+}
+
+static __always_inline unsigned int
+rte_mpmc_deq(void *r, void **p, unsigned int n)
+{
+	return rte_ring_mc_dequeue_bulk(r, p, n, NULL);
+}
+
+static __always_inline unsigned int
+rte_spsc_enq(void *r, void *const *p, unsigned int n)
+{
+	return rte_ring_sp_enqueue_bulk(r, p, n, NULL);
+}
+
+static __always_inline unsigned int
+rte_spsc_deq(void *r, void **p, unsigned int n)
+{
+	return rte_ring_sc_dequeue_bulk(r, p, n, NULL);
+}
+
+struct ck_queue {
+	struct ck_ring ring;
+	struct ck_ring_buffer buf[];
+};
+
+static void *ck_create(bool single)
+{
+	size_t bytes = sizeof(struct ck_queue) +
+		       QSIZE * sizeof(struct ck_ring_buffer);
+	struct ck_queue *q = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+
+	if (q) {
+		memset(q, 0, bytes);
+		ck_ring_init(&q->ring, QSIZE);
+	}
+	return q;
+}
+
+static __always_inline unsigned int ck_mpmc_enq(void *r, void *const *p,
+				       unsigned int n)
+{
+	struct ck_queue *q = r;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!ck_ring_enqueue_mpmc(&q->ring, q->buf, p[i]))
+			break;
+	return i;
+}
+
+static __always_inline unsigned int
+ck_mpmc_deq(void *r, void **p, unsigned int n)
+{
+	struct ck_queue *q = r;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!ck_ring_dequeue_mpmc(&q->ring, q->buf, &p[i]))
+			break;
+	return i;
+}
+
+static __always_inline unsigned int ck_spsc_enq(void *r, void *const *p,
+				       unsigned int n)
+{
+	struct ck_queue *q = r;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!ck_ring_enqueue_spsc(&q->ring, q->buf, p[i]))
+			break;
+	return i;
+}
+
+static __always_inline unsigned int
+ck_spsc_deq(void *r, void **p, unsigned int n)
+{
+	struct ck_queue *q = r;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!ck_ring_dequeue_spsc(&q->ring, q->buf, &p[i]))
+			break;
+	return i;
+}
+
+/* ------------------------------------------------------------------ */
+/* The cases, one set per queue and variant, with enq/deq inlined      */
+
+/* One 2-thread transfer: pointers 1..total, checked in order */
+struct xfer {
+	void *r;
+	unsigned long total;
+	unsigned int bulk;
+	int ready;		/* threads pinned and waiting */
+	int go;			/* set by the main thread at t0 */
+	bool error;
+	struct stamp end;	/* the consumer's last element */
+};
+
+/* Wait for the main thread, which pins us first, to start the clock */
+static void xfer_start(struct xfer *x)
+{
+	__atomic_add_fetch(&x->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&x->go, __ATOMIC_ACQUIRE))
+		rte_pause();
+}
+
+#define RING_BENCH(name, enq, deq)					\
+static int name##_bulk(void *r, unsigned int n, struct sample *s)	\
+{									\
+	void *objs[MAX_BULK] = { NULL }, *out[MAX_BULK];		\
+	unsigned long i, steps = loops / n;				\
+	struct stamp t0, t1;						\
+									\
+	stamp_start(&t0);						\
+	for (i = 0; i < steps; i++) {					\
+		if (unlikely(enq(r, objs, n) != n ||			\
+			     deq(r, out, n) != n))			\
+			return -1;					\
+		barrier_data(out);					\
+	}								\
+	stamp_stop(&t1);						\
+	sample_set(s, &t0, &t1, steps * n);				\
+	return 0;							\
+}									\
+									\
+static void *name##_producer(void *arg)				\
+{									\
+	struct xfer *x = arg;						\
+	void *objs[MAX_BULK];						\
+	unsigned long sent = 0;						\
+	unsigned int i, k, m;						\
+									\
+	xfer_start(x);							\
+	while (sent < x->total) {					\
+		k = min(x->total - sent, (unsigned long)x->bulk);	\
+		for (i = 0; i < k; i++)					\
+			objs[i] = (void *)(uintptr_t)(sent + i + 1);	\
+		for (;;) {						\
+			m = enq(x->r, objs, k);				\
+			if (m)						\
+				break;					\
+			rte_pause();					\
+		}							\
+		sent += m;						\
+	}								\
+	return NULL;							\
+}									\
+									\
+static void *name##_consumer(void *arg)				\
+{									\
+	struct xfer *x = arg;						\
+	void *out[MAX_BULK];						\
+	unsigned long got = 0;						\
+	unsigned int i, k, m;						\
+									\
+	xfer_start(x);							\
+	while (got < x->total) {					\
+		k = min(x->total - got, (unsigned long)x->bulk);	\
+		m = deq(x->r, out, k);					\
+		if (!m) {						\
+			rte_pause();					\
+			continue;					\
+		}							\
+		for (i = 0; i < m; i++)					\
+			if (out[i] != (void *)(uintptr_t)(got + i + 1))	\
+				x->error = true;			\
+		got += m;						\
+	}								\
+	stamp_stop(&x->end);						\
+	return NULL;							\
+}
+
+RING_BENCH(alf_mpmc, alf_mpmc_enq, alf_mpmc_deq)
+RING_BENCH(alf_spsc, alf_spsc_enq, alf_spsc_deq)
+RING_BENCH(rte_mpmc, rte_mpmc_enq, rte_mpmc_deq)
+RING_BENCH(rte_spsc, rte_spsc_enq, rte_spsc_deq)
+RING_BENCH(ck_mpmc, ck_mpmc_enq, ck_mpmc_deq)
+RING_BENCH(ck_spsc, ck_spsc_enq, ck_spsc_deq)
+
+struct ring_impl {
+	const char *name;	/* <lib>_<variant> */
+	bool single;
+	void *(*create)(bool single);
+	int (*bulk)(void *r, unsigned int n, struct sample *s);
+	void *(*producer)(void *arg);
+	void *(*consumer)(void *arg);
+};
+
+#define RING_IMPL(lib, v, single) \
+	{ #lib "_" #v, single, lib##_create, lib##_##v##_bulk, \
+	  lib##_##v##_producer, lib##_##v##_consumer }
+
+static const struct ring_impl impls[] = {
+	RING_IMPL(alf, mpmc, false),
+	RING_IMPL(rte, mpmc, false),
+	RING_IMPL(ck, mpmc, false),
+	RING_IMPL(alf, spsc, true),
+	RING_IMPL(rte, spsc, true),
+	RING_IMPL(ck, spsc, true),
+};
+
+/* ------------------------------------------------------------------ */
+
+static int run_single(const struct ring_impl *ri, unsigned int n)
+{
+	struct sample s[MAX_RUNS];
+	char name[64];
+	unsigned int i;
+	void *r = ri->create(ri->single);
+
+	if (!r)
+		return -1;
+	ri->bulk(r, n, &s[0]);		/* warm-up: caches, clock frequency */
+	for (i = 0; i < runs; i++)
+		if (ri->bulk(r, n, &s[i]))
+			break;
+	free(r);
+	if (i < runs)
+		return -1;
+	snprintf(name, sizeof(name), "%s_bulk%u", ri->name, n);
+	report(name, s, loops, 1);
+	return 0;
+}
+
+static int run_2thr_once(const struct ring_impl *ri, unsigned int n,
+			 struct sample *s)
+{
+	struct xfer x = { .total = elems, .bulk = n };
+	pthread_t prod, cons;
+	struct stamp t0;
+	int pinned;
+
+	x.r = ri->create(ri->single);
+	if (!x.r)
+		return -1;
+	/* Once started, each thread needs the other: no way back */
+	if (pthread_create(&cons, NULL, ri->consumer, &x) ||
+	    pthread_create(&prod, NULL, ri->producer, &x)) {
+		perror("ring_user: pthread_create");
+		exit(1);
+	}
+	pinned = !pin_to_cpu(prod, 0) && !pin_to_cpu(cons, 1);
+	while (__atomic_load_n(&x.ready, __ATOMIC_ACQUIRE) < 2)
+		usleep(100);
+	stamp_start(&t0);
+	__atomic_store_n(&x.go, 1, __ATOMIC_RELEASE);
+	pthread_join(prod, NULL);
+	pthread_join(cons, NULL);
+	free(x.r);
+	if (!pinned)
+		fprintf(stderr, "ring_user: cannot pin to CPUs 0 and 1\n");
+	if (!pinned || x.error)
+		return -1;
+	sample_set(s, &t0, &x.end, elems);
+	return 0;
+}
+
+static int run_2thr(const struct ring_impl *ri, unsigned int n)
+{
+	struct sample s[MAX_RUNS];
+	char name[64];
+	unsigned int i;
+
+	for (i = 0; i < runs; i++)
+		if (run_2thr_once(ri, n, &s[i]))
+			return -1;
+	snprintf(name, sizeof(name), "%s_2thr_bulk%u", ri->name, n);
+	report(name, s, elems, 2);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int i, j;
+	int ret = 0;
+	u64 t0;
+
+	if (argc > 1)
+		loops = strtoul(argv[1], NULL, 0);
+	if (argc > 2)
+		runs = strtoul(argv[2], NULL, 0);
+	if (argc > 3)
+		elems = strtoul(argv[3], NULL, 0);
+	if (loops < MAX_BULK || !runs || runs > MAX_RUNS || !elems) {
+		fprintf(stderr,
+			"usage: %s [loops (>= %u) [runs (1..%u) [elements-2thr]]]\n",
+			argv[0], MAX_BULK, MAX_RUNS);
+		return 2;
+	}
+	if (pin_to_cpu(pthread_self(), 0))
+		fprintf(stderr, "ring_user: cannot pin to CPU 0, not pinned\n");
+	t0 = read_ns();			/* 0.2 s busy: let the clock ramp up */
+	while (read_ns() - t0 < 200000000)
+		rte_pause();
+	for (i = 0; i < ARRAY_SIZE(impls); i++)
+		for (j = 0; j < ARRAY_SIZE(bulks); j++)
+			if (run_single(&impls[i], bulks[j])) {
+				fprintf(stderr, "ring_user: %s_bulk%u failed\n",
+					impls[i].name, bulks[j]);
+				ret = 1;
+			}
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		fprintf(stderr, "ring_user: fewer than 2 CPUs, no 2-thread cases\n");
+		return ret;
+	}
+	for (i = 0; i < ARRAY_SIZE(impls); i++)
+		for (j = 0; j < ARRAY_SIZE(bulks_2thr); j++)
+			if (run_2thr(&impls[i], bulks_2thr[j])) {
+				fprintf(stderr, "ring_user: %s_2thr_bulk%u failed\n",
+					impls[i].name, bulks_2thr[j]);
+				ret = 1;
+			}
+	return ret;
+}
