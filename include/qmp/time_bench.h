@@ -41,7 +41,7 @@
 #include <linux/timex.h>
 #include <linux/types.h>
 
-#define TIME_BENCH_MAX_RUNS	64
+#define TIME_BENCH_MAX_RUNS	32
 
 struct time_bench_record {
 	unsigned long loops;		/* invocations per run (requested) */
