@@ -230,53 +230,34 @@ static void *ck_create(bool single)
 	return q;
 }
 
-static __always_inline unsigned int ck_mpmc_enq(void *r, void *const *p,
-				       unsigned int n)
-{
-	struct ck_queue *q = r;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (!ck_ring_enqueue_mpmc(&q->ring, q->buf, p[i]))
-			break;
-	return i;
+/* ck has no bulk calls: a bulk is a loop that stops at the first failure */
+#define CK_BULK(v)							\
+static __always_inline unsigned int					\
+ck_##v##_enq(void *r, void *const *p, unsigned int n)			\
+{									\
+	struct ck_queue *q = r;						\
+	unsigned int i;							\
+									\
+	for (i = 0; i < n; i++)						\
+		if (!ck_ring_enqueue_##v(&q->ring, q->buf, p[i]))	\
+			break;						\
+	return i;							\
+}									\
+									\
+static __always_inline unsigned int					\
+ck_##v##_deq(void *r, void **p, unsigned int n)				\
+{									\
+	struct ck_queue *q = r;						\
+	unsigned int i;							\
+									\
+	for (i = 0; i < n; i++)						\
+		if (!ck_ring_dequeue_##v(&q->ring, q->buf, &p[i]))	\
+			break;						\
+	return i;							\
 }
 
-static __always_inline unsigned int
-ck_mpmc_deq(void *r, void **p, unsigned int n)
-{
-	struct ck_queue *q = r;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (!ck_ring_dequeue_mpmc(&q->ring, q->buf, &p[i]))
-			break;
-	return i;
-}
-
-static __always_inline unsigned int ck_spsc_enq(void *r, void *const *p,
-				       unsigned int n)
-{
-	struct ck_queue *q = r;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (!ck_ring_enqueue_spsc(&q->ring, q->buf, p[i]))
-			break;
-	return i;
-}
-
-static __always_inline unsigned int
-ck_spsc_deq(void *r, void **p, unsigned int n)
-{
-	struct ck_queue *q = r;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (!ck_ring_dequeue_spsc(&q->ring, q->buf, &p[i]))
-			break;
-	return i;
-}
+CK_BULK(mpmc)
+CK_BULK(spsc)
 
 /* ------------------------------------------------------------------ */
 /* The cases, one set per queue and variant, with enq/deq inlined      */
