@@ -22,13 +22,7 @@
 #include <linux/ptr_ring.h>
 #include <qmp/time_bench.h>
 
-static unsigned long loops = 1000000;
-module_param(loops, ulong, 0444);
-MODULE_PARM_DESC(loops, "Elements per run (default 1000000)");
-
-static unsigned int runs = 5;
-module_param(runs, uint, 0444);
-MODULE_PARM_DESC(runs, "Runs per case; the median is reported (default 5)");
+TIME_BENCH_MODULE_PARAMS(1000000, 5);
 
 static const unsigned int bulks[] = { 1, 2, 4, 8, 16, 32 };
 

@@ -25,13 +25,7 @@
 #include <linux/slab.h>
 #include <qmp/time_bench.h>
 
-static unsigned long loops = 1000000;
-module_param(loops, ulong, 0444);
-MODULE_PARM_DESC(loops, "Objects per run (default 1000000)");
-
-static unsigned int runs = 5;
-module_param(runs, uint, 0444);
-MODULE_PARM_DESC(runs, "Runs per case; the median is reported (default 5)");
+TIME_BENCH_MODULE_PARAMS(1000000, 5);
 
 #define OBJ_SIZE	256
 #define PATTERN		256

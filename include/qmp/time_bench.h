@@ -38,10 +38,22 @@
 
 #include <linux/cpumask.h>
 #include <linux/ktime.h>
+#include <linux/moduleparam.h>
 #include <linux/timex.h>
 #include <linux/types.h>
 
 #define TIME_BENCH_MAX_RUNS	32
+
+/* The loops= and runs= parameters every benchmark module takes */
+#define TIME_BENCH_MODULE_PARAMS(def_loops, def_runs)			\
+	static unsigned long loops = def_loops;				\
+	module_param(loops, ulong, 0444);				\
+	MODULE_PARM_DESC(loops, "Invocations per run (default "	\
+			 #def_loops ")");				\
+	static unsigned int runs = def_runs;				\
+	module_param(runs, uint, 0444);					\
+	MODULE_PARM_DESC(runs, "Runs per case, the median is reported " \
+			 "(default " #def_runs ")")
 
 struct time_bench_record {
 	unsigned long loops;		/* invocations per run (requested) */
