@@ -23,6 +23,8 @@
  *      directly (a hardirq may interrupt a softirq inside the local queue);
  *   NMI:  qmempool_alloc() returns NULL; qmempool_free() cannot free
  *      safely and drops the object with a one-time error message.
+ * On PREEMPT_RT, softirqs and bottom-half disabled sections are
+ * preemptible, so every context takes the process-context protection.
  * The gfp mask of an alloc call is used only if the slab must be asked,
  * outside the pool's critical sections, so it must suit the caller's
  * context exactly as for kmem_cache_alloc() (GFP_KERNEL may sleep there).
@@ -138,7 +140,7 @@ static __always_inline bool __qmempool_ctx(bool *irq)
 {
 	if (unlikely(in_nmi() || in_hardirq()))
 		return false;
-	*irq = !in_softirq();
+	*irq = IS_ENABLED(CONFIG_PREEMPT_RT) || !in_softirq();
 	return true;
 }
 
