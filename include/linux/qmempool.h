@@ -23,8 +23,10 @@
  *      directly (a hardirq may interrupt a softirq inside the local queue);
  *   NMI:  qmempool_alloc() returns NULL; qmempool_free() cannot free
  *      safely and drops the object with a one-time error message.
- * On PREEMPT_RT, softirqs and bottom-half disabled sections are
- * preemptible, so every context takes the process-context protection.
+ * PREEMPT_RT kernels are refused at build time: there softirqs are
+ * preemptible and the slab must not be called from hardirq context, so
+ * neither the unprotected softirq path nor the hardirq bypass is valid
+ * (seen on Debian's 6.1 -rt kernel: "scheduling while atomic").
  * The gfp mask of an alloc call is used only if the slab must be asked,
  * outside the pool's critical sections, so it must suit the caller's
  * context exactly as for kmem_cache_alloc() (GFP_KERNEL may sleep there).
@@ -56,6 +58,10 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/topology.h>
+
+#ifdef CONFIG_PREEMPT_RT
+#error "qmempool does not support PREEMPT_RT kernels (see the top of this file)"
+#endif
 
 /* Objects moved between the layers at a time */
 #define QMEMPOOL_BULK			16
@@ -140,7 +146,7 @@ static __always_inline bool __qmempool_ctx(bool *irq)
 {
 	if (unlikely(in_nmi() || in_hardirq()))
 		return false;
-	*irq = IS_ENABLED(CONFIG_PREEMPT_RT) || !in_softirq();
+	*irq = !in_softirq();
 	return true;
 }
 
