@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/wait.h>
+#include <qmp/kthread.h>
 #include <qmp/time_bench.h>
 
 #ifdef CONFIG_X86
@@ -180,12 +181,7 @@ static int tb_worker_fn(void *arg)
 	wait_event(p->wq, READ_ONCE(p->go));
 	w->ret = tb_series(p->ctx, p->loops, p->runs, p->fn, p->data, &w->sum);
 	complete(&w->done);
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
+	qmp_kthread_wait_stop();
 	return 0;
 }
 
@@ -252,8 +248,7 @@ int time_bench_run_parallel(const char *suite, const char *name,
 	WRITE_ONCE(par.go, true);
 	wake_up_all(&par.wq);
 	for (i = 0; i < n; i++) {
-		while (!wait_for_completion_timeout(&w[i].done, HZ))
-			;
+		qmp_wait_completion(&w[i].done);
 		kthread_stop(w[i].task);
 		if (w[i].ret && !ret)
 			ret = w[i].ret;

@@ -136,30 +136,7 @@ static inline int qmp_run_suite(const char *suite,
 }
 
 #ifdef __KERNEL__
-#include <linux/completion.h>
-#include <linux/kthread.h>
-#include <linux/sched.h>
-
-/*
- * Test threads: after their work, a kthread waits here for kthread_stop(),
- * so the test can stop every thread whether or not it already finished.
- */
-static inline void qmp_kthread_wait_stop(void)
-{
-	set_current_state(TASK_INTERRUPTIBLE);
-	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_INTERRUPTIBLE);
-	}
-	__set_current_state(TASK_RUNNING);
-}
-
-/* Wait in 1 s steps, so a long wait is no hung task */
-static inline void qmp_wait_completion(struct completion *done)
-{
-	while (!wait_for_completion_timeout(done, HZ))
-		;
-}
+#include <qmp/kthread.h>
 
 #pragma pop_macro("pr_fmt")
 #endif
