@@ -160,6 +160,7 @@ struct tb_par {
 	void *data;
 	atomic_t ready;
 	bool go;
+	bool cancel;		/* not every worker started: run nothing */
 	wait_queue_head_t wq;
 };
 
@@ -178,8 +179,11 @@ static int tb_worker_fn(void *arg)
 	struct tb_par *p = w->par;
 
 	atomic_inc(&p->ready);
-	wait_event(p->wq, READ_ONCE(p->go));
-	w->ret = tb_series(p->ctx, p->loops, p->runs, p->fn, p->data, &w->sum);
+	/* Pairs with the smp_store_release() of go: cancel is set before */
+	wait_event(p->wq, smp_load_acquire(&p->go));
+	/* A case may need all its CPUs (a producer waits for its consumer) */
+	w->ret = READ_ONCE(p->cancel) ? -ECANCELED :
+		 tb_series(p->ctx, p->loops, p->runs, p->fn, p->data, &w->sum);
 	complete(&w->done);
 	qmp_kthread_wait_stop();
 	return 0;
@@ -203,8 +207,10 @@ static int tb_cmp_summary(const void *a, const void *b)
  * @fn: the case; called concurrently, @data must allow that
  * @data: passed to @fn
  *
- * One kthread per CPU; all are released together once every one is ready.
- * Prints a line per CPU and an aggregate line (median of the CPUs'
+ * One kthread per CPU; all are released together once every one is ready,
+ * and none runs the case if a kthread could not be created (so @fn may
+ * rely on every CPU of @cpus taking part, e.g. a producer and a consumer
+ * waiting for each other).  Prints a line per CPU and an aggregate line (median of the CPUs'
  * medians).
  *
  * Context: process context.
@@ -245,7 +251,8 @@ int time_bench_run_parallel(const char *suite, const char *name,
 	cpus_read_unlock();
 	while (atomic_read(&par.ready) < n)
 		schedule_timeout_uninterruptible(1);
-	WRITE_ONCE(par.go, true);
+	WRITE_ONCE(par.cancel, ret != 0);
+	smp_store_release(&par.go, true);	/* pairs with the workers' acquire */
 	wake_up_all(&par.wq);
 	for (i = 0; i < n; i++) {
 		qmp_wait_completion(&w[i].done);
