@@ -8,6 +8,15 @@
  *   qmempool/{slab,pool}_pattern256   alloc 256, then free the 256 (NIC)
  *   qmempool/slab_bulk16              kmem_cache_alloc_bulk/free_bulk of 16
  *   qmempool/{slab,pool}_reuse_allcpu reuse on every online CPU at once
+ *   qmempool/{slab,pool}_xcpu         alloc on one CPU, free on another: the
+ *                                     first online CPU allocates and hands
+ *                                     the objects in batches of 16 over an
+ *                                     SPSC ALF queue to the second, which
+ *                                     frees them (the RX-on-one-CPU, free-
+ *                                     on-another pattern); per object
+ *                                     transferred, needs 2 online CPUs
+ *   qmempool/handoff_xcpu             the same transfer of a dummy pointer,
+ *                                     no allocation: the handoff's own cost
  *   qmempool/objpool_{reuse,pattern256} the kernel's objpool (6.7+; it
  *                                     never zeroes objects)
  *
@@ -17,6 +26,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/alf_queue.h>
 #include <linux/module.h>
 #ifdef HAVE_OBJPOOL		/* set by Kbuild when the kernel has it */
 #include <linux/objpool.h>
@@ -29,6 +39,8 @@ TIME_BENCH_MODULE_PARAMS(1000000, 5);
 
 #define OBJ_SIZE	256
 #define PATTERN		256
+#define XFER_BATCH	16	/* objects handed over at a time */
+#define XFER_QSIZE	1024	/* slots of the handoff queue */
 
 struct pool_bench {
 	struct kmem_cache *cache;
@@ -37,13 +49,18 @@ struct pool_bench {
 	struct objpool_head objpool;
 #endif
 	void *objs[PATTERN];		/* the pattern cases (not parallel) */
+	struct alf_queue *xq;		/* the cross-CPU cases' handoff */
+	int x_producer;			/* the CPU that allocates */
+	bool x_abort;			/* one side failed: the other stops */
 };
 
 /* What a case allocates from; a constant in each specialised case */
-enum source { SLAB, POOL, OBJPOOL };
+enum source { SLAB, POOL, OBJPOOL, NONE };
 
 static __always_inline void *bench_alloc(struct pool_bench *b, enum source s)
 {
+	if (s == NONE)
+		return b;
 #ifdef HAVE_OBJPOOL
 	if (s == OBJPOOL)
 		return objpool_pop(&b->objpool);
@@ -61,6 +78,8 @@ static __always_inline void bench_free(struct pool_bench *b, enum source s,
 		return;
 	}
 #endif
+	if (s == NONE)
+		return;
 	if (s == POOL)
 		qmempool_free(b->pool, obj);
 	else
@@ -140,6 +159,72 @@ static int objpool_pattern(struct time_bench_record *rec, void *d)
 }
 #endif
 
+/*
+ * Cross-CPU: b->x_producer allocates batches and hands them over, the
+ * other CPU frees them; both count the same number of objects per run.
+ * A side that waits for the other gives up once that one has failed.
+ */
+static bool xcpu_wait(struct pool_bench *b)
+{
+	cpu_relax();
+	return READ_ONCE(b->x_abort);
+}
+
+static __always_inline int xcpu(struct time_bench_record *rec,
+				struct pool_bench *b, enum source s)
+{
+	bool producer = raw_smp_processor_id() == b->x_producer;
+	unsigned long i, steps = rec->loops / XFER_BATCH;
+	void *objs[XFER_BATCH];
+	int ret = -ECANCELED;
+	unsigned int j;
+
+	time_bench_start(rec);
+	for (i = 0; i < steps; i++) {
+		if (!producer) {
+			while (alf_sc_dequeue_fixed(b->xq, objs,
+						    XFER_BATCH) != XFER_BATCH)
+				if (xcpu_wait(b))
+					return -ECANCELED;
+			for (j = 0; j < XFER_BATCH; j++)
+				bench_free(b, s, objs[j]);
+			continue;
+		}
+		for (j = 0; j < XFER_BATCH; j++) {
+			objs[j] = bench_alloc(b, s);
+			if (unlikely(!objs[j])) {
+				ret = -ENOMEM;
+				goto fail;
+			}
+		}
+		while (alf_sp_enqueue(b->xq, objs, XFER_BATCH) != XFER_BATCH)
+			if (xcpu_wait(b))
+				goto fail;
+	}
+	time_bench_stop(rec, steps * XFER_BATCH);
+	return 0;
+fail:
+	WRITE_ONCE(b->x_abort, true);
+	while (j--)
+		bench_free(b, s, objs[j]);
+	return ret;
+}
+
+static int slab_xcpu(struct time_bench_record *rec, void *d)
+{
+	return xcpu(rec, d, SLAB);
+}
+
+static int pool_xcpu(struct time_bench_record *rec, void *d)
+{
+	return xcpu(rec, d, POOL);
+}
+
+static int handoff_xcpu(struct time_bench_record *rec, void *d)
+{
+	return xcpu(rec, d, NONE);
+}
+
 static int slab_bulk16(struct time_bench_record *rec, void *d)
 {
 	struct pool_bench *b = d;
@@ -157,35 +242,99 @@ static int slab_bulk16(struct time_bench_record *rec, void *d)
 	return 0;
 }
 
+/* How a case runs */
+enum kind {
+	ONE,		/* on the loading CPU */
+	ALLCPU,		/* on every online CPU at once */
+	XCPU,		/* on the first two online CPUs, as a pair */
+};
+
 static const struct {
 	const char *name;
 	time_bench_fn fn;
-	bool parallel;
+	enum kind kind;
+	enum source src;	/* XCPU: what is left in the handoff */
 } cases[] = {
 	{ "slab_reuse", slab_reuse },
 	{ "pool_reuse", pool_reuse },
 	{ "slab_pattern256", slab_pattern },
 	{ "pool_pattern256", pool_pattern },
 	{ "slab_bulk16", slab_bulk16 },
-	{ "slab_reuse_allcpu", slab_reuse, true },
-	{ "pool_reuse_allcpu", pool_reuse, true },
+	{ "slab_reuse_allcpu", slab_reuse, ALLCPU },
+	{ "pool_reuse_allcpu", pool_reuse, ALLCPU },
+	{ "handoff_xcpu", handoff_xcpu, XCPU, NONE },
+	{ "slab_xcpu", slab_xcpu, XCPU, SLAB },
+	{ "pool_xcpu", pool_xcpu, XCPU, POOL },
 #ifdef HAVE_OBJPOOL
 	{ "objpool_reuse", objpool_reuse },
 	{ "objpool_pattern256", objpool_pattern },
 #endif
 };
 
+/* A cross-CPU case on @pair; what a failed run left in flight is freed */
+static int run_xcpu(struct pool_bench *b, unsigned int i,
+		    enum time_bench_ctx ctx, unsigned long n,
+		    const struct cpumask *pair)
+{
+	void *obj;
+	int ret;
+
+	b->x_producer = cpumask_first(pair);
+	b->x_abort = false;
+	ret = time_bench_run_parallel("qmempool", cases[i].name, ctx, n, runs,
+				      pair, cases[i].fn, b);
+	while (alf_sc_dequeue(b->xq, &obj, 1))
+		bench_free(b, cases[i].src, obj);
+	return ret;
+}
+
+static int run_cases(struct pool_bench *b, unsigned long n,
+		     const struct cpumask *pair)
+{
+	unsigned int i, ctx;
+	int ret = 0;
+
+	for (ctx = TB_PROCESS; ctx <= TB_SOFTIRQ && !ret; ctx++) {
+		for (i = 0; i < ARRAY_SIZE(cases) && !ret; i++) {
+			switch (cases[i].kind) {
+			case ONE:
+				ret = time_bench_run("qmempool", cases[i].name,
+						     ctx, n, runs,
+						     cases[i].fn, b);
+				break;
+			case ALLCPU:
+				ret = time_bench_run_parallel("qmempool",
+							      cases[i].name,
+							      ctx, n, runs,
+							      cpu_online_mask,
+							      cases[i].fn, b);
+				break;
+			case XCPU:
+				if (cpumask_weight(pair) == 2)
+					ret = run_xcpu(b, i, ctx, n, pair);
+				else if (ctx == TB_PROCESS)
+					pr_info("%s skipped: needs 2 online CPUs\n",
+						cases[i].name);
+				break;
+			}
+		}
+	}
+	return ret;
+}
+
 static int __init qmempool_bench_init(void)
 {
 	unsigned long n = max_t(unsigned long, loops, PATTERN);
 	struct pool_bench *b = kzalloc(sizeof(*b), GFP_KERNEL);
-	unsigned int i, ctx;
-	int ret = -ENOMEM;
+	cpumask_var_t pair;
+	int cpu, ret = -ENOMEM;
 
 	pr_info("init_on_alloc=%d init_on_free=%d object_size=%d\n",
 		want_init_on_alloc(GFP_ATOMIC), want_init_on_free(), OBJ_SIZE);
 	if (!b)
 		return -ENOMEM;
+	if (!zalloc_cpumask_var(&pair, GFP_KERNEL))
+		goto out;
 	b->cache = kmem_cache_create("qmempool_bench", OBJ_SIZE, 0,
 				     SLAB_HWCACHE_ALIGN, NULL);
 	if (!b->cache)
@@ -193,34 +342,36 @@ static int __init qmempool_bench_init(void)
 	b->pool = qmempool_create(64, 1024, 0, b->cache, GFP_KERNEL);
 	if (!b->pool)
 		goto out;
+	b->xq = alf_queue_alloc_flags(XFER_QSIZE, ALF_SP_ENQ | ALF_SC_DEQ,
+				      GFP_KERNEL);
+	if (IS_ERR(b->xq)) {
+		ret = PTR_ERR(b->xq);
+		b->xq = NULL;
+		goto out;
+	}
 #ifdef HAVE_OBJPOOL
 	ret = objpool_init(&b->objpool, 4 * PATTERN, OBJ_SIZE, GFP_KERNEL,
 			   NULL, NULL, NULL);
 	if (ret)
 		goto out;
 #endif
-	ret = 0;
-	for (ctx = TB_PROCESS; ctx <= TB_SOFTIRQ && !ret; ctx++) {
-		for (i = 0; i < ARRAY_SIZE(cases) && !ret; i++) {
-			if (cases[i].parallel)
-				ret = time_bench_run_parallel("qmempool",
-							      cases[i].name,
-							      ctx, n, runs,
-							      cpu_online_mask,
-							      cases[i].fn, b);
-			else
-				ret = time_bench_run("qmempool", cases[i].name,
-						     ctx, n, runs,
-						     cases[i].fn, b);
-		}
+	/* The pair of the cross-CPU cases; CPUs stay online while it runs */
+	for_each_online_cpu(cpu) {
+		cpumask_set_cpu(cpu, pair);
+		if (cpumask_weight(pair) == 2)
+			break;
 	}
+	ret = run_cases(b, n, pair);
 #ifdef HAVE_OBJPOOL
 	objpool_fini(&b->objpool);
 #endif
 out:
+	if (b->xq)
+		alf_queue_free(b->xq);
 	if (b->pool)
 		qmempool_destroy(b->pool);
 	kmem_cache_destroy(b->cache);
+	free_cpumask_var(pair);
 	kfree(b);
 	return ret;
 }
