@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * skb_bench.ko - what an RX path pays for sk_buff heads today, per skb
+ * (head built around a received buffer, then freed), from softirq
+ * context (bottom halves disabled) as in a NAPI poll:
+ *
+ *   skb/napi_reuse        napi_build_skb() + napi_consume_skb(): the per-CPU
+ *                         NAPI skb cache (64 heads, refilled and flushed
+ *                         in bulk from/to the skb head cache)
+ *   skb/napi_pattern256   256 napi_build_skb(), then 256 napi_consume_skb()
+ *                         (a NIC ring's worth: beyond the cache's 64)
+ *   skb/slab_reuse        build_skb() + consume_skb(): the head straight
+ *                         from and back to the slab (the non-NAPI path)
+ *   skb/slab_pattern256   the same 256 at a time
+ *
+ * Each skb gets its own 1 KiB buffer of one compound page, as a driver's
+ * page-split RX buffers, with skb_reserve(NET_SKB_PAD) and a 60-byte
+ * frame put; the page reference every free drops is taken in advance,
+ * outside the timed loop (a driver's refcount bias), so the figure is the
+ * head's cost plus the skb set-up and release both paths share.
+ * Parameters: loops=, runs=.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/if_ether.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <qmp/time_bench.h>
+
+TIME_BENCH_MODULE_PARAMS(1000000, 5);
+
+#define PATTERN		256
+#define BUF_SIZE	1024	/* headroom, frame and skb_shared_info */
+#define BUF_ORDER	get_order(PATTERN * BUF_SIZE)
+
+struct skb_bench {
+	struct page *page;	/* PATTERN buffers of BUF_SIZE */
+	void *buf;
+	struct sk_buff *skbs[PATTERN];
+};
+
+/* Where a case's heads come from; a constant in each specialised case */
+enum skb_source { NAPI, SLAB };
+
+static __always_inline struct sk_buff *rx_skb(struct skb_bench *b,
+					      enum skb_source s,
+					      unsigned int i)
+{
+	void *data = b->buf + i * BUF_SIZE;
+	struct sk_buff *skb = s == NAPI ? napi_build_skb(data, BUF_SIZE) :
+					  build_skb(data, BUF_SIZE);
+
+	if (likely(skb)) {
+		skb_reserve(skb, NET_SKB_PAD);
+		__skb_put(skb, ETH_ZLEN);
+	}
+	return skb;
+}
+
+static __always_inline void rx_done(enum skb_source s, struct sk_buff *skb)
+{
+	if (s == NAPI)
+		napi_consume_skb(skb, NAPI_POLL_WEIGHT);
+	else
+		consume_skb(skb);
+}
+
+/* @batch skbs built, then freed, loops / @batch times */
+static __always_inline int rx(struct time_bench_record *rec,
+			      struct skb_bench *b, enum skb_source s,
+			      unsigned int batch)
+{
+	unsigned long i, steps = rec->loops / batch;
+	unsigned int j, k;
+
+	/* Every free puts one reference of the buffers' page */
+	page_ref_add(b->page, steps * batch);
+	time_bench_start(rec);
+	for (i = 0; i < steps; i++) {
+		for (j = 0; j < batch; j++) {
+			b->skbs[j] = rx_skb(b, s, j);
+			if (unlikely(!b->skbs[j]))
+				break;
+		}
+		for (k = 0; k < j; k++)
+			rx_done(s, b->skbs[k]);
+		if (unlikely(j < batch))
+			return -ENOMEM;
+	}
+	time_bench_stop(rec, steps * batch);
+	return 0;
+}
+
+static int napi_reuse(struct time_bench_record *rec, void *d)
+{
+	return rx(rec, d, NAPI, 1);
+}
+
+static int napi_pattern(struct time_bench_record *rec, void *d)
+{
+	return rx(rec, d, NAPI, PATTERN);
+}
+
+static int slab_reuse(struct time_bench_record *rec, void *d)
+{
+	return rx(rec, d, SLAB, 1);
+}
+
+static int slab_pattern(struct time_bench_record *rec, void *d)
+{
+	return rx(rec, d, SLAB, PATTERN);
+}
+
+static const struct {
+	const char *name;
+	time_bench_fn fn;
+} cases[] = {
+	{ "napi_reuse", napi_reuse },
+	{ "napi_pattern256", napi_pattern },
+	{ "slab_reuse", slab_reuse },
+	{ "slab_pattern256", slab_pattern },
+};
+
+static int __init skb_bench_init(void)
+{
+	unsigned long n = max_t(unsigned long, loops, PATTERN);
+	struct skb_bench *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	unsigned int i;
+	int ret = 0;
+
+	BUILD_BUG_ON(NET_SKB_PAD + ETH_ZLEN +
+		     SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) > BUF_SIZE);
+	if (!b)
+		return -ENOMEM;
+	b->page = alloc_pages(GFP_KERNEL | __GFP_COMP | __GFP_NOWARN,
+			      BUF_ORDER);
+	if (!b->page) {
+		pr_err("no order-%d page for the RX buffers\n", BUF_ORDER);
+		kfree(b);
+		return -ENOMEM;
+	}
+	b->buf = page_address(b->page);
+	for (i = 0; i < ARRAY_SIZE(cases) && !ret; i++)
+		ret = time_bench_run("skb", cases[i].name, TB_SOFTIRQ, n, runs,
+				     cases[i].fn, b);
+	/* A failed run leaves the references of the skbs it did not free */
+	if (page_ref_count(b->page) > 1)
+		page_ref_sub(b->page, page_ref_count(b->page) - 1);
+	__free_pages(b->page, BUF_ORDER);
+	kfree(b);
+	return ret;
+}
+
+static void __exit skb_bench_exit(void)
+{
+}
+
+module_init(skb_bench_init);
+module_exit(skb_bench_exit);
+MODULE_DESCRIPTION("sk_buff head allocation paths of the kernel (time_bench)");
+MODULE_LICENSE("GPL");
