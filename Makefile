@@ -7,8 +7,8 @@
 #   make W=1 / C=2       extra warnings / sparse on every file (kbuild)
 #   make check           build + run all tests in QEMU guests (every stock
 #                        kernel installed here) and the user-space TSan run
-#   make bench           benchmark figures (QEMU -icount: instructions/op)
-#                        into build/bench/ and BENCHMARKS.md
+#   make bench           benchmark figures (QEMU -icount, UML, TCG, user)
+#                        into build/bench/, BENCHMARKS.md and README.md
 #   make bench HOST=1    the same in the running kernel (root, headers)
 #   make deps            install everything the build and the tests need
 #   make lint            checkpatch.pl on every source file
