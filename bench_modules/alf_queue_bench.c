@@ -7,12 +7,14 @@
  *   alf_queue/<variant>_simple     enqueue 1, dequeue 1
  *   alf_queue/<variant>_multi128   enqueue 128 one by one, then dequeue them
  *   alf_queue/<variant>_bulk<N>    enqueue a bulk of N, dequeue N
- *   alf_queue/mpmc_parallel_bulk8  bulk 8 on every online CPU, one queue
+ *   alf_queue/mpmc_parallel_bulk8  bulk 8 on every CPU of cpus=, one queue
  *   alf_queue/ptr_ring_simple      the kernel's ptr_ring: produce 1, consume 1
  *   alf_queue/ptr_ring_bulk<N>     N ptr_ring_produce(), one
  *                                  ptr_ring_consume_batched() of N
  *
- * <variant>: mpmc, spsc, mpsc, spmc.  Parameters: loops=, runs=.
+ * <variant>: mpmc, spsc, mpsc, spmc.  Parameters: loops=, runs=, bulk=
+ * (the bulk sizes, 1..32, default 1,2,4,8,16,32), cpus= (the parallel
+ * case's CPUs, default every online CPU).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,12 +24,16 @@
 #include <linux/ptr_ring.h>
 #include <qmp/time_bench.h>
 
-TIME_BENCH_MODULE_PARAMS(1000000, 5);
-
-static const unsigned int bulks[] = { 1, 2, 4, 8, 16, 32 };
-
 #define MULTI		128	/* the multi case's step */
 #define MAX_BULK	32	/* the largest bulk */
+
+TIME_BENCH_MODULE_PARAMS(1000000, 5);
+TIME_BENCH_CPUS_PARAM();
+
+static unsigned int bulks[8] = { 1, 2, 4, 8, 16, 32 };
+static int nr_bulks = 6;
+module_param_array_named(bulk, bulks, uint, &nr_bulks, 0444);
+MODULE_PARM_DESC(bulk, "Bulk sizes, up to 8 of 1..32 (default 1,2,4,8,16,32)");
 
 struct alf_bench {
 	struct alf_queue *q;
@@ -140,7 +146,7 @@ static const struct {
 	{ "spmc", bench_spmc_simple, bench_spmc_multi, bench_spmc_bulk },
 };
 
-static int run_all(struct alf_bench *b)
+static int run_all(struct alf_bench *b, const struct cpumask *par)
 {
 	unsigned int v, i;
 	char name[32];
@@ -154,7 +160,7 @@ static int run_all(struct alf_bench *b)
 		ret = ret ?: time_bench_run("alf_queue", name, TB_PROCESS,
 					    max(loops, (unsigned long)MULTI),
 					    runs, variants[v].multi, b);
-		for (i = 0; i < ARRAY_SIZE(bulks) && !ret; i++) {
+		for (i = 0; i < nr_bulks && !ret; i++) {
 			b->bulk = bulks[i];
 			snprintf(name, sizeof(name), "%s_bulk%u",
 				 variants[v].name, bulks[i]);
@@ -165,7 +171,7 @@ static int run_all(struct alf_bench *b)
 	}
 	ret = ret ?: time_bench_run("alf_queue", "ptr_ring_simple", TB_PROCESS,
 				    loops, runs, bench_ptr_ring_simple, b);
-	for (i = 0; i < ARRAY_SIZE(bulks) && !ret; i++) {
+	for (i = 0; i < nr_bulks && !ret; i++) {
 		b->bulk = bulks[i];
 		snprintf(name, sizeof(name), "ptr_ring_bulk%u", bulks[i]);
 		ret = time_bench_run("alf_queue", name, TB_PROCESS,
@@ -173,12 +179,11 @@ static int run_all(struct alf_bench *b)
 				     bench_ptr_ring_bulk, b);
 	}
 	if (!ret) {
-		/* Contention: every online CPU on the same queue */
+		/* Contention: every CPU of cpus= on the same queue */
 		b->bulk = 8;
 		ret = time_bench_run_parallel("alf_queue", "mpmc_parallel_bulk8",
-					      TB_PROCESS, loops, runs,
-					      cpu_online_mask, bench_mpmc_bulk,
-					      b);
+					      TB_PROCESS, loops, runs, par,
+					      bench_mpmc_bulk, b);
 	}
 	return ret;
 }
@@ -186,19 +191,36 @@ static int run_all(struct alf_bench *b)
 static int __init alf_queue_bench_init(void)
 {
 	struct alf_bench b = { };
-	int ret;
+	cpumask_var_t par;
+	int i, ret;
 
-	/* Room for the multi case and a bulk per online CPU */
-	b.q = alf_queue_alloc(roundup_pow_of_two(MULTI * num_online_cpus()),
+	for (i = 0; i < nr_bulks; i++) {
+		if (!bulks[i] || bulks[i] > MAX_BULK) {
+			pr_err("bulk=%u: bulk sizes must be 1..%u\n", bulks[i],
+			       MAX_BULK);
+			return -EINVAL;
+		}
+	}
+	if (!zalloc_cpumask_var(&par, GFP_KERNEL))
+		return -ENOMEM;
+	ret = time_bench_cpus(cpus, par);
+	if (ret)
+		goto out_mask;
+	/* Room for the multi case and a bulk per CPU */
+	b.q = alf_queue_alloc(roundup_pow_of_two(MULTI * num_possible_cpus()),
 			      GFP_KERNEL);
-	if (IS_ERR(b.q))
-		return PTR_ERR(b.q);
+	if (IS_ERR(b.q)) {
+		ret = PTR_ERR(b.q);
+		goto out_mask;
+	}
 	ret = ptr_ring_init(&b.ring, MULTI, GFP_KERNEL);
 	if (!ret) {
-		ret = run_all(&b);
+		ret = run_all(&b, par);
 		ptr_ring_cleanup(&b.ring, NULL);
 	}
 	alf_queue_free(b.q);
+out_mask:
+	free_cpumask_var(par);
 	return ret;
 }
 

@@ -7,22 +7,24 @@
  *   qmempool/{slab,pool}_reuse        alloc 1, free 1
  *   qmempool/{slab,pool}_pattern256   alloc 256, then free the 256 (NIC)
  *   qmempool/slab_bulk16              kmem_cache_alloc_bulk/free_bulk of 16
- *   qmempool/{slab,pool}_reuse_allcpu reuse on every online CPU at once
+ *   qmempool/{slab,pool}_reuse_allcpu reuse on every CPU of cpus= at once
  *   qmempool/{slab,pool}_xcpu         alloc on one CPU, free on another: the
- *                                     first online CPU allocates and hands
+ *                                     first CPU of cpus= allocates and hands
  *                                     the objects in batches of 16 over an
  *                                     SPSC ALF queue to the second, which
  *                                     frees them (the RX-on-one-CPU, free-
  *                                     on-another pattern); per object
- *                                     transferred, needs 2 online CPUs
+ *                                     transferred, needs 2 CPUs in cpus=
  *   qmempool/handoff_xcpu             the same transfer of a dummy pointer,
  *                                     no allocation: the handoff's own cost
  *   qmempool/objpool_{reuse,pattern256} the kernel's objpool (6.7+; it
  *                                     never zeroes objects)
  *
  * each from process context and from softirq context (bottom halves
- * disabled; ctx= in the line).  The init_on_alloc/init_on_free settings,
- * which decide whether objects are zeroed, are printed first.
+ * disabled; ctx= in the line).  Parameters: loops=, runs=, cpus= (the
+ * parallel cases' CPUs, default every online CPU).  The init_on_alloc and
+ * init_on_free settings, which decide whether objects are zeroed, are
+ * printed first.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -36,6 +38,7 @@
 #include <qmp/time_bench.h>
 
 TIME_BENCH_MODULE_PARAMS(1000000, 5);
+TIME_BENCH_CPUS_PARAM();
 
 #define OBJ_SIZE	256
 #define PATTERN		256
@@ -289,7 +292,7 @@ static int run_xcpu(struct pool_bench *b, unsigned int i,
 }
 
 static int run_cases(struct pool_bench *b, unsigned long n,
-		     const struct cpumask *pair)
+		     const struct cpumask *par, const struct cpumask *pair)
 {
 	unsigned int i, ctx;
 	int ret = 0;
@@ -306,14 +309,14 @@ static int run_cases(struct pool_bench *b, unsigned long n,
 				ret = time_bench_run_parallel("qmempool",
 							      cases[i].name,
 							      ctx, n, runs,
-							      cpu_online_mask,
+							      par,
 							      cases[i].fn, b);
 				break;
 			case XCPU:
 				if (cpumask_weight(pair) == 2)
 					ret = run_xcpu(b, i, ctx, n, pair);
 				else if (ctx == TB_PROCESS)
-					pr_info("%s skipped: needs 2 online CPUs\n",
+					pr_info("%s skipped: needs 2 CPUs (online, in cpus=)\n",
 						cases[i].name);
 				break;
 			}
@@ -326,15 +329,21 @@ static int __init qmempool_bench_init(void)
 {
 	unsigned long n = max_t(unsigned long, loops, PATTERN);
 	struct pool_bench *b = kzalloc(sizeof(*b), GFP_KERNEL);
-	cpumask_var_t pair;
+	cpumask_var_t par, pair;
 	int cpu, ret = -ENOMEM;
 
 	pr_info("init_on_alloc=%d init_on_free=%d object_size=%d\n",
 		want_init_on_alloc(GFP_ATOMIC), want_init_on_free(), OBJ_SIZE);
 	if (!b)
 		return -ENOMEM;
+	if (!zalloc_cpumask_var(&par, GFP_KERNEL))
+		goto out_b;
 	if (!zalloc_cpumask_var(&pair, GFP_KERNEL))
-		goto out;
+		goto out_par;
+	ret = time_bench_cpus(cpus, par);
+	if (ret)
+		goto out_pair;
+	ret = -ENOMEM;
 	b->cache = kmem_cache_create("qmempool_bench", OBJ_SIZE, 0,
 				     SLAB_HWCACHE_ALIGN, NULL);
 	if (!b->cache)
@@ -355,13 +364,13 @@ static int __init qmempool_bench_init(void)
 	if (ret)
 		goto out;
 #endif
-	/* The pair of the cross-CPU cases; CPUs stay online while it runs */
-	for_each_online_cpu(cpu) {
+	/* The pair of the cross-CPU cases: the first two of cpus= */
+	for_each_cpu(cpu, par) {
 		cpumask_set_cpu(cpu, pair);
 		if (cpumask_weight(pair) == 2)
 			break;
 	}
-	ret = run_cases(b, n, pair);
+	ret = run_cases(b, n, par, pair);
 #ifdef HAVE_OBJPOOL
 	objpool_fini(&b->objpool);
 #endif
@@ -371,7 +380,11 @@ out:
 	if (b->pool)
 		qmempool_destroy(b->pool);
 	kmem_cache_destroy(b->cache);
+out_pair:
 	free_cpumask_var(pair);
+out_par:
+	free_cpumask_var(par);
+out_b:
 	kfree(b);
 	return ret;
 }

@@ -38,6 +38,42 @@ u64 time_bench_cycles(void)
 }
 EXPORT_SYMBOL_GPL(time_bench_cycles);
 
+/**
+ * time_bench_cpus() - the online CPUs of a cpus= module parameter
+ * @list: a CPU list such as "0-3,6"; NULL or "" for every online CPU
+ * @mask: the result
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL (with a message) for a malformed list or one
+ * without an online CPU.
+ */
+int time_bench_cpus(const char *list, struct cpumask *mask)
+{
+	int ret;
+
+	if (!list || !*list) {
+		cpumask_copy(mask, cpu_online_mask);
+		return 0;
+	}
+	ret = cpulist_parse(list, mask);
+	if (ret == -ERANGE) {
+		pr_err("cpus=%s: no such CPU here (CPUs 0-%u)\n", list,
+		       nr_cpu_ids - 1);
+		return -EINVAL;
+	}
+	if (ret) {
+		pr_err("cpus=%s is not a CPU list such as 0-3,6\n", list);
+		return -EINVAL;
+	}
+	cpumask_and(mask, mask, cpu_online_mask);
+	if (cpumask_empty(mask)) {
+		pr_err("cpus=%s: none of these CPUs is online\n", list);
+		return -EINVAL;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(time_bench_cpus);
+
 /* Per-invocation cost of one run, in picoseconds and milli-cycles */
 struct tb_sample {
 	u64 ps;

@@ -55,6 +55,17 @@
 	MODULE_PARM_DESC(runs, "Runs per case, the median is reported " \
 			 "(default " #def_runs ")")
 
+/*
+ * The cpus= parameter of a module with parallel cases: a CPU list such as
+ * "0-3,6"; unset or empty means every online CPU.  time_bench_cpus()
+ * turns it into a mask.
+ */
+#define TIME_BENCH_CPUS_PARAM()						\
+	static char *cpus;						\
+	module_param(cpus, charp, 0444);				\
+	MODULE_PARM_DESC(cpus, "CPUs of the parallel cases, a list such " \
+			 "as 0-3,6 (default: every online CPU)")
+
 struct time_bench_record {
 	unsigned long loops;		/* invocations per run (requested) */
 	unsigned long done;		/* invocations of the last run */
@@ -66,6 +77,7 @@ struct time_bench_record {
 typedef int (*time_bench_fn)(struct time_bench_record *rec, void *data);
 
 u64 time_bench_cycles(void);
+int time_bench_cpus(const char *list, struct cpumask *mask);
 
 /* Start the clock of one run; put last before the timed loop */
 static inline void time_bench_start(struct time_bench_record *rec)
