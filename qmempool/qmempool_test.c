@@ -416,6 +416,137 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/* NUMA: a node's queues only take objects of that node                */
+
+#define NUMA_OBJS	64
+
+struct numa_work {
+	struct work_struct work;
+	struct qmempool *pool;
+	void *objs[NUMA_OBJS];
+	bool alloc;			/* allocate objs[], else free them */
+	unsigned int failed;		/* allocations that returned NULL */
+	unsigned long bypass;		/* frees that went to the slab */
+};
+
+/* On the CPU the work is queued on (a bound kworker) */
+static void numa_fn(struct work_struct *work)
+{
+	struct numa_work *w = container_of(work, struct numa_work, work);
+	struct qmempool_stats *st = per_cpu_ptr(&w->pool->percpu->stats,
+						raw_smp_processor_id());
+	unsigned long bypass = READ_ONCE(st->bypass);
+	unsigned int i;
+
+	for (i = 0; i < NUMA_OBJS; i++) {
+		if (!w->alloc) {
+			qmempool_free(w->pool, w->objs[i]);
+			continue;
+		}
+		w->objs[i] = qmempool_alloc(w->pool, GFP_KERNEL);
+		if (!w->objs[i])
+			w->failed++;
+	}
+	w->bypass = READ_ONCE(st->bypass) - bypass;
+}
+
+static void numa_run_on(struct numa_work *w, int cpu, bool alloc)
+{
+	w->alloc = alloc;
+	w->failed = 0;
+	INIT_WORK_ONSTACK(&w->work, numa_fn);
+	schedule_work_on(cpu, &w->work);
+	flush_work(&w->work);
+	destroy_work_on_stack(&w->work);
+}
+
+/* How many of @w's objects live on @node */
+static unsigned int numa_count_on(struct numa_work *w, int node)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < NUMA_OBJS; i++)
+		n += w->objs[i] && page_to_nid(virt_to_page(w->objs[i])) == node;
+	return n;
+}
+
+/* The first online CPU of @node, or -1 */
+static int numa_cpu_of(int node)
+{
+	int cpu = cpumask_first_and(cpumask_of_node(node), cpu_online_mask);
+
+	return cpu < nr_cpu_ids ? cpu : -1;
+}
+
+static void test_numa_node_local(struct qmp_test *t)
+{
+	int node, na = NUMA_NO_NODE, nb = NUMA_NO_NODE, ca = -1, cb = -1;
+	struct kmem_cache *c;
+	struct numa_work *w;
+	struct qmempool *pool;
+	unsigned int queued;
+
+	/* Two nodes with online CPUs (and memory: the slab allocates there) */
+	for_each_node_state(node, N_MEMORY) {
+		if (numa_cpu_of(node) < 0)
+			continue;
+		if (na == NUMA_NO_NODE)
+			na = node;
+		else if (nb == NUMA_NO_NODE)
+			nb = node;
+	}
+	if (nb == NUMA_NO_NODE) {
+		qmp_test_skip(t, "needs 2 NUMA nodes with CPUs and memory");
+		return;
+	}
+	ca = numa_cpu_of(na);
+	cb = numa_cpu_of(nb);
+	c = test_cache(t);
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!c || !QMP_EXPECT(t, w, "out of memory"))
+		goto out;
+	pool = qmempool_create(64, 256, 0, c, GFP_KERNEL);
+	if (!QMP_EXPECT(t, pool, "create"))
+		goto out;
+	QMP_EXPECT(t, pool->numa, "node checks off with %u nodes online",
+		   num_online_nodes());
+	w->pool = pool;
+
+	/* Allocated on node A's CPU: node A's memory */
+	numa_run_on(w, ca, true);
+	QMP_EXPECT(t, !w->failed, "%u allocations failed", w->failed);
+	QMP_EXPECT(t, numa_count_on(w, na) == NUMA_OBJS,
+		   "CPU %d (node %d) got %u of %u objects from its node", ca,
+		   na, numa_count_on(w, na), NUMA_OBJS);
+
+	/* Freed on node B's CPU: straight back to the slab, not cached */
+	numa_run_on(w, cb, false);
+	queued = alf_queue_count(per_cpu_ptr(pool->percpu, cb)->localq) +
+		 alf_queue_count(pool->sharedq[nb]);
+	QMP_EXPECT(t, w->bypass == NUMA_OBJS && !queued,
+		   "CPU %d (node %d) sent %lu of %u remote objects to the slab, its node's queues hold %u",
+		   cb, nb, w->bypass, NUMA_OBJS, queued);
+	expect_slab(t, c, qmempool_cached(pool), "after remote frees");
+
+	/* Allocated and freed on node B's CPU: node B's, and cached there */
+	numa_run_on(w, cb, true);
+	QMP_EXPECT(t, numa_count_on(w, nb) == NUMA_OBJS,
+		   "CPU %d (node %d) got %u of %u objects from its node", cb,
+		   nb, numa_count_on(w, nb), NUMA_OBJS);
+	numa_run_on(w, cb, false);
+	queued = alf_queue_count(per_cpu_ptr(pool->percpu, cb)->localq) +
+		 alf_queue_count(pool->sharedq[nb]);
+	QMP_EXPECT(t, !w->bypass && queued >= NUMA_OBJS,
+		   "local frees: %lu went to the slab, %u cached on node %d",
+		   w->bypass, queued, nb);
+	qmp_test_diag(t, "nodes %d (CPU %d) and %d (CPU %d)", na, ca, nb, cb);
+	destroy_and_check(t, pool, c, 0);
+out:
+	kfree(w);
+	kmem_cache_destroy(c);
+}
+
+/* ------------------------------------------------------------------ */
 /* A backing cache that fails: kretprobes on the slab entry points     */
 
 static struct kmem_cache *fail_cache;
@@ -826,6 +957,7 @@ static const struct qmp_test_case qmempool_cases[] = {
 	{ "init_on_alloc", test_init_on_alloc },
 	{ "cross_cpu", test_cross_cpu },
 	{ "cpu_offline", test_cpu_offline },
+	{ "numa_node_local", test_numa_node_local },
 	{ "slab_failure", test_slab_failure },
 	{ "stress_all_contexts", test_stress_all_contexts },
 	{ "stress_cpu_hotplug", test_stress_cpu_hotplug },
