@@ -470,6 +470,13 @@ static unsigned int numa_count_on(struct numa_work *w, int node)
 	return n;
 }
 
+/* Objects cached for @cpu of @node: its local queue and the node's queue */
+static unsigned int numa_queued(struct qmempool *pool, int cpu, int node)
+{
+	return alf_queue_count(per_cpu_ptr(pool->percpu, cpu)->localq) +
+	       alf_queue_count(pool->sharedq[node]);
+}
+
 /* The first online CPU of @node, or -1 */
 static int numa_cpu_of(int node)
 {
@@ -521,8 +528,7 @@ static void test_numa_node_local(struct qmp_test *t)
 
 	/* Freed on node B's CPU: straight back to the slab, not cached */
 	numa_run_on(w, cb, false);
-	queued = alf_queue_count(per_cpu_ptr(pool->percpu, cb)->localq) +
-		 alf_queue_count(pool->sharedq[nb]);
+	queued = numa_queued(pool, cb, nb);
 	QMP_EXPECT(t, w->bypass == NUMA_OBJS && !queued,
 		   "CPU %d (node %d) sent %lu of %u remote objects to the slab, its node's queues hold %u",
 		   cb, nb, w->bypass, NUMA_OBJS, queued);
@@ -534,8 +540,7 @@ static void test_numa_node_local(struct qmp_test *t)
 		   "CPU %d (node %d) got %u of %u objects from its node", cb,
 		   nb, numa_count_on(w, nb), NUMA_OBJS);
 	numa_run_on(w, cb, false);
-	queued = alf_queue_count(per_cpu_ptr(pool->percpu, cb)->localq) +
-		 alf_queue_count(pool->sharedq[nb]);
+	queued = numa_queued(pool, cb, nb);
 	QMP_EXPECT(t, !w->bypass && queued >= NUMA_OBJS,
 		   "local frees: %lu went to the slab, %u cached on node %d",
 		   w->bypass, queued, nb);
