@@ -6,6 +6,10 @@
  *
  *   qmempool/{slab,pool}_reuse        alloc 1, free 1
  *   qmempool/{slab,pool}_pattern256   alloc 256, then free the 256 (NIC)
+ *   qmempool/pool_inline_{reuse,pattern256} the same through the inline
+ *                                     fast paths of <linux/qmempool.h>
+ *                                     (__qmempool_alloc/__qmempool_free)
+ *                                     instead of the exported calls
  *   qmempool/slab_bulk16              kmem_cache_alloc_bulk/free_bulk of 16
  *   qmempool/{slab,pool}_reuse_allcpu reuse on every CPU of cpus= at once
  *   qmempool/{slab,pool}_xcpu         alloc on one CPU, free on another: the
@@ -58,12 +62,14 @@ struct pool_bench {
 };
 
 /* What a case allocates from; a constant in each specialised case */
-enum source { SLAB, POOL, OBJPOOL, NONE };
+enum source { SLAB, POOL, POOL_INLINE, OBJPOOL, NONE };
 
 static __always_inline void *bench_alloc(struct pool_bench *b, enum source s)
 {
 	if (s == NONE)
 		return b;
+	if (s == POOL_INLINE)
+		return __qmempool_alloc(b->pool, GFP_ATOMIC);
 #ifdef HAVE_OBJPOOL
 	if (s == OBJPOOL)
 		return objpool_pop(&b->objpool);
@@ -83,7 +89,9 @@ static __always_inline void bench_free(struct pool_bench *b, enum source s,
 #endif
 	if (s == NONE)
 		return;
-	if (s == POOL)
+	if (s == POOL_INLINE)
+		__qmempool_free(b->pool, obj);
+	else if (s == POOL)
 		qmempool_free(b->pool, obj);
 	else
 		kmem_cache_free(b->cache, obj);
@@ -138,6 +146,16 @@ static __always_inline int pattern(struct time_bench_record *rec,
 	}
 	time_bench_stop(rec, steps * PATTERN);
 	return 0;
+}
+
+static int pool_inline_reuse(struct time_bench_record *rec, void *d)
+{
+	return reuse(rec, d, POOL_INLINE);
+}
+
+static int pool_inline_pattern(struct time_bench_record *rec, void *d)
+{
+	return pattern(rec, d, POOL_INLINE);
 }
 
 static int slab_pattern(struct time_bench_record *rec, void *d)
@@ -262,6 +280,8 @@ static const struct {
 	{ "pool_reuse", pool_reuse },
 	{ "slab_pattern256", slab_pattern },
 	{ "pool_pattern256", pool_pattern },
+	{ "pool_inline_reuse", pool_inline_reuse },
+	{ "pool_inline_pattern256", pool_inline_pattern },
 	{ "slab_bulk16", slab_bulk16 },
 	{ "slab_reuse_allcpu", slab_reuse, ALLCPU },
 	{ "pool_reuse_allcpu", pool_reuse, ALLCPU },
