@@ -12,6 +12,14 @@
  *   skb/slab_reuse        build_skb() + consume_skb(): the head straight
  *                         from and back to the slab (the non-NAPI path)
  *   skb/slab_pattern256   the same 256 at a time
+ *   skb/pool_reuse        skb_pool_build_skb() + consume_skb(): the head
+ *                         from skb_pool_hook's qmempool and, through its
+ *                         free hook, back to it
+ *   skb/pool_pattern256   the same 256 at a time
+ *
+ * The pool cases run when skb_pool_hook is loaded (found with symbol_get(),
+ * no dependency); its free hook is off for the other cases, so the slab
+ * path is the kernel's own, and on again when the module is done.
  *
  * Each skb gets its own 1 KiB buffer of one compound page, as a driver's
  * page-split RX buffers, with skb_reserve(NET_SKB_PAD) and a 60-byte
@@ -26,6 +34,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/skb_pool.h>
 #include <linux/skbuff.h>
 #include <qmp/time_bench.h>
 
@@ -42,7 +51,11 @@ struct skb_bench {
 };
 
 /* Where a case's heads come from; a constant in each specialised case */
-enum skb_source { NAPI, SLAB };
+enum skb_source { NAPI, SLAB, POOL };
+
+/* skb_pool_hook's, when it is loaded */
+static struct sk_buff *(*pool_build_skb)(void *data, unsigned int frag_size);
+static int (*pool_set_hook)(bool on);
 
 static __always_inline struct sk_buff *rx_skb(struct skb_bench *b,
 					      enum skb_source s,
@@ -50,6 +63,7 @@ static __always_inline struct sk_buff *rx_skb(struct skb_bench *b,
 {
 	void *data = b->buf + i * BUF_SIZE;
 	struct sk_buff *skb = s == NAPI ? napi_build_skb(data, BUF_SIZE) :
+			      s == POOL ? pool_build_skb(data, BUF_SIZE) :
 					  build_skb(data, BUF_SIZE);
 
 	if (likely(skb)) {
@@ -113,22 +127,55 @@ static int slab_pattern(struct time_bench_record *rec, void *d)
 	return rx(rec, d, SLAB, PATTERN);
 }
 
+static int pool_reuse(struct time_bench_record *rec, void *d)
+{
+	return rx(rec, d, POOL, 1);
+}
+
+static int pool_pattern(struct time_bench_record *rec, void *d)
+{
+	return rx(rec, d, POOL, PATTERN);
+}
+
 static const struct {
 	const char *name;
 	time_bench_fn fn;
+	bool pool;		/* needs skb_pool_hook, its free hook on */
 } cases[] = {
 	{ "napi_reuse", napi_reuse },
 	{ "napi_pattern256", napi_pattern },
 	{ "slab_reuse", slab_reuse },
 	{ "slab_pattern256", slab_pattern },
+	{ "pool_reuse", pool_reuse, true },
+	{ "pool_pattern256", pool_pattern, true },
 };
+
+/* Runs the cases; the hook is off for the kernel's paths, on for the pool */
+static int run_cases(struct skb_bench *b, unsigned long n)
+{
+	unsigned int i;
+	int ret = 0;
+
+	if (pool_set_hook)
+		ret = pool_set_hook(false);
+	for (i = 0; i < ARRAY_SIZE(cases) && !ret; i++) {
+		if (cases[i].pool && !pool_build_skb)
+			continue;
+		if (cases[i].pool && pool_set_hook)
+			ret = pool_set_hook(true);
+		ret = ret ?: time_bench_run("skb", cases[i].name, TB_SOFTIRQ, n,
+					    runs, cases[i].fn, b);
+	}
+	if (pool_set_hook && pool_set_hook(true))
+		ret = ret ?: -EIO;
+	return ret;
+}
 
 static int __init skb_bench_init(void)
 {
 	unsigned long n = max_t(unsigned long, loops, PATTERN);
 	struct skb_bench *b = kzalloc(sizeof(*b), GFP_KERNEL);
-	unsigned int i;
-	int ret = 0;
+	int ret;
 
 	BUILD_BUG_ON(NET_SKB_PAD + ETH_ZLEN +
 		     SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) > BUF_SIZE);
@@ -142,9 +189,22 @@ static int __init skb_bench_init(void)
 		return -ENOMEM;
 	}
 	b->buf = page_address(b->page);
-	for (i = 0; i < ARRAY_SIZE(cases) && !ret; i++)
-		ret = time_bench_run("skb", cases[i].name, TB_SOFTIRQ, n, runs,
-				     cases[i].fn, b);
+	pool_build_skb = symbol_get(skb_pool_build_skb);
+	pool_set_hook = symbol_get(skb_pool_set_hook);
+	if (!pool_build_skb || !pool_set_hook) {
+		pr_info("skb pool cases skipped: skb_pool_hook is not loaded\n");
+		if (pool_build_skb)
+			symbol_put(skb_pool_build_skb);
+		if (pool_set_hook)
+			symbol_put(skb_pool_set_hook);
+		pool_build_skb = NULL;
+		pool_set_hook = NULL;
+	}
+	ret = run_cases(b, n);
+	if (pool_build_skb) {
+		symbol_put(skb_pool_build_skb);
+		symbol_put(skb_pool_set_hook);
+	}
 	/* A failed run leaves the references of the skbs it did not free */
 	if (page_ref_count(b->page) > 1)
 		page_ref_sub(b->page, page_ref_count(b->page) - 1);
