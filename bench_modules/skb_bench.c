@@ -153,20 +153,21 @@ static const struct {
 /* Runs the cases; the hook is off for the kernel's paths, on for the pool */
 static int run_cases(struct skb_bench *b, unsigned long n)
 {
+	bool pool = pool_build_skb;	/* both functions found, or neither */
 	unsigned int i;
 	int ret = 0;
 
-	if (pool_set_hook)
+	if (pool)
 		ret = pool_set_hook(false);
 	for (i = 0; i < ARRAY_SIZE(cases) && !ret; i++) {
-		if (cases[i].pool && !pool_build_skb)
+		if (cases[i].pool && !pool)
 			continue;
-		if (cases[i].pool && pool_set_hook)
+		if (cases[i].pool)
 			ret = pool_set_hook(true);
 		ret = ret ?: time_bench_run("skb", cases[i].name, TB_SOFTIRQ, n,
 					    runs, cases[i].fn, b);
 	}
-	if (pool_set_hook && pool_set_hook(true))
+	if (pool && pool_set_hook(true))
 		ret = ret ?: -EIO;
 	return ret;
 }

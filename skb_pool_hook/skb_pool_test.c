@@ -58,16 +58,6 @@ static struct alf_queue *this_localq(struct qmempool *pool)
 	return this_cpu_ptr(pool->percpu)->localq;
 }
 
-/* Bottom halves off: this CPU's local queue to the slab */
-static void localq_empty(struct qmempool *pool)
-{
-	void *objs[QMEMPOOL_BULK];
-	unsigned int n;
-
-	while ((n = alf_sc_dequeue(this_localq(pool), objs, ARRAY_SIZE(objs))))
-		kmem_cache_free_bulk(pool->kmem, n, objs);
-}
-
 /*
  * Bottom halves off: how many of @heads[] this CPU's local queue holds;
  * the queue is emptied to the slab.
@@ -121,7 +111,7 @@ static unsigned int round_trip(struct qmp_test *t, enum make_how make,
 	unsigned int i, made = 0, found;
 
 	local_bh_disable();
-	localq_empty(pool);
+	localq_holds(pool, NULL, 0);		/* empties it */
 	for (i = 0; i < N_SKBS; i++) {
 		if (make == POOL)
 			skbs[i] = pool_skb();
