@@ -12,10 +12,15 @@
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
+#include <qmp/version.h>
 
 /* Debug mode of the inline paths (DEFINE_STATIC_KEY_FALSE, spelled out) */
 struct static_key_false alf_queue_debug_key = STATIC_KEY_FALSE_INIT;
 EXPORT_SYMBOL_GPL(alf_queue_debug_key);
+
+/* Misused calls refused in debug mode, all queues (see alf_queue.h) */
+atomic_long_t alf_queue_debug_misuses = ATOMIC_LONG_INIT(0);
+EXPORT_SYMBOL_GPL(alf_queue_debug_misuses);
 
 static int alf_debug_set(const char *val, const struct kernel_param *kp)
 {
@@ -110,4 +115,3 @@ void alf_queue_free(struct alf_queue *q)
 EXPORT_SYMBOL_GPL(alf_queue_free);
 
 MODULE_DESCRIPTION("ALF: Array-based Lock-Free bounded FIFO with bulk operations");
-MODULE_LICENSE("GPL");

@@ -11,6 +11,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+/* The variable_retry case moves the queue inside a reservation attempt */
+struct alf_queue;
+struct alf_actor;
+static void retry_hook(struct alf_queue *q, struct alf_actor *actor);
+#define ALF_QUEUE_RESERVE_HOOK(q, actor)	retry_hook(q, actor)
+
 #include <linux/alf_queue.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
@@ -26,6 +32,7 @@
 #include <qmp/ktap.h>
 
 #include "alf_stress.h"
+#include <qmp/version.h>
 
 static unsigned long tokens = 1000000;
 module_param(tokens, ulong, 0444);
@@ -254,6 +261,72 @@ static void test_fixed_vs_variable(struct qmp_test *t)
 		expect_level(t, v, q, 0);
 		alf_queue_free(q);
 	}
+}
+
+/*
+ * variable_retry: a "concurrent" actor, run once from inside the first
+ * reservation attempt on retry_q, makes room (or brings elements) and
+ * moves the attempt's own index, so that its cmpxchg() fails.  The retry
+ * must size the bulk from the caller's count again: a bulk shrunk by the
+ * first attempt is a bulk that moves fewer than fit.
+ */
+static struct alf_queue *retry_q;
+
+static void retry_hook(struct alf_queue *q, struct alf_actor *actor)
+{
+	void *buf[4] = { TOKEN(900), TOKEN(901), TOKEN(902), TOKEN(903) };
+
+	if (q != retry_q)
+		return;
+	retry_q = NULL;		/* once; the nested calls below pass */
+	if (actor == &q->producer) {
+		/* 4 slots freed, 1 taken by another producer: 5 free */
+		alf_mc_dequeue_fixed(q, buf, 4);
+		alf_mp_enqueue(q, buf, 1);
+	} else {
+		/* 4 elements brought, 1 taken by another consumer: 5 */
+		alf_mp_enqueue(q, buf, 4);
+		alf_mc_dequeue_fixed(q, buf, 1);
+	}
+}
+
+static void test_variable_retry(struct qmp_test *t)
+{
+	struct alf_queue *q = new_queue(t, 8, ALF_MP_ENQ | ALF_MC_DEQ);
+	void *buf[8], *out[8];
+	unsigned int i, n;
+
+	if (!q)
+		return;
+	for (i = 0; i < 8; i++)
+		buf[i] = TOKEN(i + 1);
+
+	/* 6 of 8 slots used: the first attempt sees room for 2 of 4 */
+	QMP_EXPECT(t, alf_mp_enqueue(q, buf, 6) == 6, "fill 6");
+	retry_q = q;
+	n = alf_mp_enqueue_variable(q, buf, 4);
+	QMP_EXPECT(t, !retry_q, "the reservation hook did not run");
+	QMP_EXPECT(t, n == 4,
+		   "enqueue_variable of 4 after a failed cmpxchg moved %u with 5 slots free",
+		   n);
+	QMP_EXPECT(t, alf_queue_count(q) == 3 + n, "count %u, expected %u",
+		   alf_queue_count(q), 3 + n);
+
+	/* 2 elements: the first attempt sees 2 of the 4 wanted */
+	alf_mc_dequeue(q, out, 8);
+	QMP_EXPECT(t, alf_mp_enqueue(q, buf, 2) == 2, "fill 2");
+	retry_q = q;
+	n = alf_mc_dequeue(q, out, 4);
+	QMP_EXPECT(t, !retry_q, "the reservation hook did not run");
+	QMP_EXPECT(t, n == 4,
+		   "dequeue of 4 after a failed cmpxchg moved %u with 5 available",
+		   n);
+	/* FIFO: the hook's consumer took buf[0]; then buf[1], 900, 901, ... */
+	QMP_EXPECT(t, n < 2 || (out[0] == buf[1] && out[1] == TOKEN(900)),
+		   "order after the retry: %lu %lu",
+		   (unsigned long)out[0], (unsigned long)out[1]);
+	retry_q = NULL;
+	alf_queue_free(q);
 }
 
 static void test_invalid_params(struct qmp_test *t)
@@ -732,6 +805,7 @@ static const struct qmp_test_case alf_cases[] = {
 	{ "fifo_order", test_fifo_order },
 	{ "full_and_empty", test_full_and_empty },
 	{ "fixed_vs_variable", test_fixed_vs_variable },
+	{ "variable_retry", test_variable_retry },
 	{ "index_wraparound", test_index_wraparound },
 	{ "debug_variant_mixing", test_debug_variant_mixing },
 	{ "debug_single_overlap", test_debug_single_overlap },
@@ -755,4 +829,3 @@ static void __exit alf_queue_test_exit(void)
 module_init(alf_queue_test_init);
 module_exit(alf_queue_test_exit);
 MODULE_DESCRIPTION("Tests of the ALF queue (KTAP)");
-MODULE_LICENSE("GPL");

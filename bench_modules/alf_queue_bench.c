@@ -23,6 +23,7 @@
 #include <linux/module.h>
 #include <linux/ptr_ring.h>
 #include <qmp/time_bench.h>
+#include <qmp/version.h>
 
 #define MULTI		128	/* the multi case's step */
 #define MAX_BULK	32	/* the largest bulk */
@@ -231,4 +232,3 @@ static void __exit alf_queue_bench_exit(void)
 module_init(alf_queue_bench_init);
 module_exit(alf_queue_bench_exit);
 MODULE_DESCRIPTION("ALF queue micro-benchmarks (time_bench)");
-MODULE_LICENSE("GPL");

@@ -40,6 +40,7 @@
 #include <linux/qmempool.h>
 #include <linux/slab.h>
 #include <qmp/time_bench.h>
+#include <qmp/version.h>
 
 TIME_BENCH_MODULE_PARAMS(1000000, 5);
 TIME_BENCH_CPUS_PARAM();
@@ -416,4 +417,3 @@ static void __exit qmempool_bench_exit(void)
 module_init(qmempool_bench_init);
 module_exit(qmempool_bench_exit);
 MODULE_DESCRIPTION("qmempool against the slab (time_bench)");
-MODULE_LICENSE("GPL");

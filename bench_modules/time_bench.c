@@ -20,6 +20,7 @@
 
 #ifdef CONFIG_X86
 #include <asm/msr.h>
+#include <qmp/version.h>
 #endif
 
 /**
@@ -318,4 +319,3 @@ out:
 EXPORT_SYMBOL_GPL(time_bench_run_parallel);
 
 MODULE_DESCRIPTION("time_bench: micro-benchmark library of the qmempool project");
-MODULE_LICENSE("GPL");

@@ -36,7 +36,7 @@
 
 #include "alf_user.h"
 
-DEFINE_STATIC_KEY_FALSE(alf_queue_debug_key);
+ALF_USER_DEFINE_GLOBALS();
 
 #define QSIZE		1024U
 #define MAX_BULK	32U

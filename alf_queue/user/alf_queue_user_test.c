@@ -16,7 +16,7 @@
 #include "../alf_stress.h"
 #include "alf_user.h"
 
-DEFINE_STATIC_KEY_FALSE(alf_queue_debug_key);
+ALF_USER_DEFINE_GLOBALS();
 
 static unsigned long tokens = 200000;
 static unsigned int threads = 4;

@@ -9,6 +9,11 @@
 
 #include <linux/alf_queue.h>
 
+/* What alf_queue.ko defines in the kernel; once per program */
+#define ALF_USER_DEFINE_GLOBALS()				\
+	DEFINE_STATIC_KEY_FALSE(alf_queue_debug_key);		\
+	atomic_long_t alf_queue_debug_misuses
+
 /* A zeroed, cache-line aligned queue of @size slots; free() it */
 static inline struct alf_queue *alf_user_queue_alloc(u32 size, u32 flags)
 {

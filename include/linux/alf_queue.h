@@ -59,7 +59,8 @@
  * Single and Multi variants (the variants a queue was allocated for with
  * alf_queue_alloc_flags(), else the first ones used) and that no two
  * Single calls of one side overlap.  A misused call moves nothing, returns
- * 0, is counted in q->debug_misuse and warned about once per queue.
+ * 0, is counted in q->debug_misuse and in alf_queue_debug_misuses (all
+ * queues), and warned about once per queue.
  *
  * Memory ordering
  * ---------------
@@ -189,6 +190,18 @@ struct alf_queue *alf_queue_alloc_flags(u32 size, u32 flags, gfp_t gfp);
 void alf_queue_free(struct alf_queue *q);
 
 DECLARE_STATIC_KEY_FALSE(alf_queue_debug_key);
+/* Misused calls refused in debug mode, over all queues */
+extern atomic_long_t alf_queue_debug_misuses;
+
+/*
+ * Test seam: called in the MP/MC retry loop between the reading of the
+ * indices and the cmpxchg() that claims a bulk.  A test module may define
+ * it before including this header to make another actor move the queue at
+ * that point (alf_queue_test.c); it is empty for everybody else.
+ */
+#ifndef ALF_QUEUE_RESERVE_HOOK
+#define ALF_QUEUE_RESERVE_HOOK(q, actor)	do { (void)(q); (void)(actor); } while (0)
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Debug mode (cold, out of the fast path)                             */
@@ -201,6 +214,7 @@ static inline bool alf_queue_debug_enabled(void)
 static inline __cold bool __alf_debug_misuse(struct alf_queue *q, const char *why)
 {
 	atomic_inc(&q->debug_misuse);
+	atomic_long_inc(&alf_queue_debug_misuses);
 	if (!test_and_set_bit(ALF_DBG_WARNED, &q->debug_flags))
 		pr_warn("misuse of ALF queue %p: %s (call refused; further misuse of this queue is counted, not reported)\n",
 			q, why);
@@ -267,13 +281,13 @@ static inline void __alf_load(struct alf_queue *q, u32 head,
 /* Multi-Producer / Multi-Consumer                                     */
 
 static __always_inline unsigned int
-__alf_mp_enqueue(struct alf_queue *q, void *const *ptr, unsigned int n,
+__alf_mp_enqueue(struct alf_queue *q, void *const *ptr, unsigned int want,
 		 bool fixed)
 {
 	unsigned long irqflags;
-	u32 p_head, p_next, c_tail, space;
+	u32 p_head, p_next, c_tail, space, n = 0;
 
-	if (unlikely(in_nmi() || !n))
+	if (unlikely(in_nmi() || !want))
 		return 0;
 	if (alf_queue_debug_enabled() &&
 	    !__alf_debug_enter(q, ALF_MP_ENQ, &q->producer, false))
@@ -286,14 +300,14 @@ __alf_mp_enqueue(struct alf_queue *q, void *const *ptr, unsigned int n,
 		/* pairs with smp_store_release(&consumer.tail) (C) */
 		c_tail = smp_load_acquire(&q->consumer.tail);
 		space = q->size + c_tail - p_head;
-		if (n > space) {
-			if (fixed || !space) {
-				n = 0;
-				goto out;
-			}
-			n = space;
+		/* From the caller's count on every attempt: space may grow */
+		n = min(want, space);
+		if (!n || (fixed && n < want)) {
+			n = 0;
+			goto out;
 		}
 		p_next = p_head + n;
+		ALF_QUEUE_RESERVE_HOOK(q, &q->producer);
 	} while (unlikely(cmpxchg(&q->producer.head, p_head, p_next) != p_head));
 
 	__alf_store(q, p_head, ptr, n);
@@ -311,12 +325,13 @@ out:
 }
 
 static __always_inline unsigned int
-__alf_mc_dequeue(struct alf_queue *q, void **ptr, unsigned int n, bool fixed)
+__alf_mc_dequeue(struct alf_queue *q, void **ptr, unsigned int want,
+		 bool fixed)
 {
 	unsigned long irqflags;
-	u32 c_head, c_next, p_tail, avail;
+	u32 c_head, c_next, p_tail, avail, n = 0;
 
-	if (unlikely(in_nmi() || !n))
+	if (unlikely(in_nmi() || !want))
 		return 0;
 	if (alf_queue_debug_enabled() &&
 	    !__alf_debug_enter(q, ALF_MC_DEQ, &q->consumer, false))
@@ -329,14 +344,14 @@ __alf_mc_dequeue(struct alf_queue *q, void **ptr, unsigned int n, bool fixed)
 		/* pairs with smp_store_release(&producer.tail) (P) */
 		p_tail = smp_load_acquire(&q->producer.tail);
 		avail = p_tail - c_head;
-		if (n > avail) {
-			if (fixed || !avail) {
-				n = 0;
-				goto out;
-			}
-			n = avail;
+		/* From the caller's count on every attempt, as above */
+		n = min(want, avail);
+		if (!n || (fixed && n < want)) {
+			n = 0;
+			goto out;
 		}
 		c_next = c_head + n;
+		ALF_QUEUE_RESERVE_HOOK(q, &q->consumer);
 	} while (unlikely(cmpxchg(&q->consumer.head, c_head, c_next) != c_head));
 
 	__alf_load(q, c_head, ptr, n);

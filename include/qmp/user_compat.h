@@ -74,6 +74,7 @@ typedef struct { long counter; } atomic_long_t;
 #define atomic_long_read(v)	__atomic_load_n(&(v)->counter, __ATOMIC_ACQUIRE)
 #define atomic_long_set(v, i)	__atomic_store_n(&(v)->counter, (i), __ATOMIC_RELAXED)
 #define atomic_long_add(i, v)	__atomic_fetch_add(&(v)->counter, (i), __ATOMIC_SEQ_CST)
+#define atomic_long_inc(v)	atomic_long_add(1, v)
 
 #define BITS_PER_LONG		(8 * (int)sizeof(long))
 #define BITS_TO_LONGS(n)	(((n) + BITS_PER_LONG - 1) / BITS_PER_LONG)
