@@ -16,6 +16,7 @@
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
+#include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -26,6 +27,8 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <qmp/ktap.h>
+#include <qmp/misuse.h>
+#include <qmp/version.h>
 
 static unsigned int stress_ms = 3000;
 module_param(stress_ms, uint, 0444);
@@ -76,20 +79,8 @@ static struct kmem_cache *test_cache(struct qmp_test *t)
 /* Objects of the test cache in use, by the slab's own accounting */
 static long slab_objects(struct kmem_cache *c)
 {
-	char buf[64] = { };
-	struct file *f;
-	loff_t pos = 0;
-	long n = -1;
-
 	kmem_cache_shrink(c);
-	f = filp_open("/sys/kernel/slab/" TEST_CACHE "/objects", O_RDONLY, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	if (kernel_read(f, buf, sizeof(buf) - 1, &pos) > 0 &&
-	    sscanf(buf, "%ld", &n) != 1)
-		n = -1;
-	filp_close(f, NULL);
-	return n;
+	return qmp_read_long("/sys/kernel/slab/" TEST_CACHE "/objects");
 }
 
 static bool expect_slab(struct qmp_test *t, struct kmem_cache *c, long held,
@@ -108,6 +99,48 @@ static void destroy_and_check(struct qmp_test *t, struct qmempool *pool,
 {
 	qmempool_destroy(pool);
 	expect_slab(t, c, held, "after destroy");
+}
+
+/* The counters of this CPU (the caller is pinned) */
+static struct qmempool_stats this_stats(struct qmempool *pool)
+{
+	struct qmempool_stats st;
+
+	qmempool_get_stats(pool, raw_smp_processor_id(), &st);
+	return st;
+}
+
+/* Objects cached in the local queues of the other CPUs */
+static unsigned long cached_other_cpus(struct qmempool *pool)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (cpu != raw_smp_processor_id())
+			n += qmempool_cached_cpu(pool, cpu);
+	return n;
+}
+
+static void obj_ctor(void *obj)
+{
+	memset(obj, 0x3c, OBJ_SIZE);
+}
+
+/* A cache the pool cannot serve must be refused */
+static void expect_cache_refused(struct qmp_test *t, const char *what,
+				 slab_flags_t flags, void (*ctor)(void *))
+{
+	struct kmem_cache *c = kmem_cache_create("qmp_test_refused", OBJ_SIZE,
+						 0, flags, ctor);
+	struct qmempool *pool;
+
+	if (!QMP_EXPECT(t, c, "kmem_cache_create failed"))
+		return;
+	pool = qmempool_create(64, 256, 0, c, GFP_KERNEL);
+	QMP_EXPECT(t, !pool, "a cache with %s accepted", what);
+	qmempool_destroy(pool);
+	kmem_cache_destroy(c);
 }
 
 static void test_create_validation(struct qmp_test *t)
@@ -141,6 +174,9 @@ static void test_create_validation(struct qmp_test *t)
 			   bad[i].local, bad[i].shared, bad[i].prealloc);
 		qmempool_destroy(pool);
 	}
+	expect_cache_refused(t, "a constructor", 0, obj_ctor);
+	expect_cache_refused(t, "SLAB_TYPESAFE_BY_RCU", SLAB_TYPESAFE_BY_RCU,
+			     NULL);
 	pool = qmempool_create(QMEMPOOL_BULK, 2 * QMEMPOOL_BULK, 32, c,
 			       GFP_KERNEL);
 	if (QMP_EXPECT(t, pool, "smallest valid pool refused")) {
@@ -168,6 +204,7 @@ static void test_accounting_one_cpu(struct qmp_test *t)
 	pool = qmempool_create(64, 256, 0, c, GFP_KERNEL);
 	if (!QMP_EXPECT(t, pool, "create"))
 		goto out;
+	migrate_disable();	/* one CPU: its local queue and its node's */
 	for (round = 0; round < 3; round++) {
 		for (i = 0; i < n; i++) {
 			objs[i] = qmempool_alloc(pool, GFP_KERNEL);
@@ -183,14 +220,22 @@ static void test_accounting_one_cpu(struct qmp_test *t)
 		for (i = 0; i < n; i++)
 			qmempool_free(pool, objs[i]);
 		expect_slab(t, c, qmempool_cached(pool), "all freed");
-		QMP_EXPECT(t, qmempool_cached(pool) <=
-			   num_possible_cpus() * 64 + nr_node_ids * 256,
-			   "cached %lu > capacity", qmempool_cached(pool));
+		/* 1000 frees fill both layers; the local queue was drained
+		 * by a bulk at most once since it was last full
+		 */
+		QMP_EXPECT(t, qmempool_cached_cpu(pool, smp_processor_id()) >
+			   64 - QMEMPOOL_BULK && qmempool_cached_node(pool,
+			   numa_mem_id()) == 256 && !cached_other_cpus(pool),
+			   "round %u: local queue %u of 64, node's shared queue %u of 256, %lu in other CPUs' queues",
+			   round, qmempool_cached_cpu(pool, smp_processor_id()),
+			   qmempool_cached_node(pool, numa_mem_id()),
+			   cached_other_cpus(pool));
 	}
 	memset(objs, 0, n * sizeof(*objs));
 free:
 	for (i = 0; i < n; i++)
 		qmempool_free(pool, objs[i]);
+	migrate_enable();
 	destroy_and_check(t, pool, c, 0);
 	pool = NULL;
 out:
@@ -199,54 +244,228 @@ out:
 	kmem_cache_destroy(c);
 }
 
-/* Recycled objects are zeroed as the slab would zero them */
+/*
+ * Zeroing.  Under init_on_alloc=1 (or with __GFP_ZERO) every object must
+ * come out zeroed, byte by byte, whichever layer it comes from: the local
+ * queue, the shared queue, the slab (a refill) or, in hardirq context, the
+ * slab directly.  The checks hold on a poisoned cache too (slub_debug=P
+ * for TEST_CACHE), where the slab itself does not zero under
+ * init_on_alloc=1 (make check boots one guest so).
+ */
+#define ZERO_OBJS	(3 * QMEMPOOL_BULK)
+
+struct zero_run {
+	struct qmp_test *t;
+	struct qmempool *pool;
+	gfp_t gfp;
+	unsigned int checked, dirty;	/* objects checked, not zeroed */
+	struct irq_work work;
+};
+
+static void zero_check(struct zero_run *z, void *obj, const char *from)
+{
+	if (!QMP_EXPECT(z->t, obj, "alloc from %s failed", from))
+		return;
+	z->checked++;
+	if (memchr_inv(obj, 0, OBJ_SIZE) && !z->dirty++)
+		QMP_EXPECT(z->t, false,
+			   "an object from %s is not zeroed (first bytes %*ph)",
+			   from, 8, obj);
+}
+
+/* In hardirq context: the pool's bypass, a dirty object the slab reuses */
+static void zero_hardirq_fn(struct irq_work *work)
+{
+	struct zero_run *z = container_of(work, struct zero_run, work);
+	void *obj = qmempool_alloc(z->pool, GFP_ATOMIC);
+
+	if (obj) {
+		memset(obj, 0xa5, OBJ_SIZE);
+		qmempool_free(z->pool, obj);
+		obj = qmempool_alloc(z->pool, GFP_ATOMIC |
+				     (z->gfp & __GFP_ZERO));
+		zero_check(z, obj, "the hardirq bypass");
+		qmempool_free(z->pool, obj);
+	}
+}
+
+/* Sources the counters of this CPU saw since @before, for messages */
+static bool zero_sources(struct qmempool *pool, struct qmempool_stats *before,
+			 const char *what, struct qmp_test *t)
+{
+	struct qmempool_stats now = this_stats(pool);
+
+	return QMP_EXPECT(t, now.alloc_fast > before->alloc_fast &&
+			  now.alloc_shared > before->alloc_shared &&
+			  now.alloc_slab > before->alloc_slab &&
+			  now.bypass > before->bypass,
+			  "%s: not every source served (local %lu, shared %lu, slab %lu, hardirq %lu)",
+			  what, now.alloc_fast - before->alloc_fast,
+			  now.alloc_shared - before->alloc_shared,
+			  now.alloc_slab - before->alloc_slab,
+			  now.bypass - before->bypass);
+}
+
+/* Every source, with @gfp; objects dirtied whenever they are freed */
+static void zero_all_sources(struct zero_run *z, const char *what)
+{
+	struct qmempool_stats before = this_stats(z->pool);
+	void *objs[ZERO_OBJS];
+	unsigned int i, round;
+
+	z->checked = 0;
+	z->dirty = 0;
+	/* Round 0: refills from the slab; then from both queues */
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < ZERO_OBJS; i++) {
+			objs[i] = qmempool_alloc(z->pool, z->gfp);
+			zero_check(z, objs[i], what);
+		}
+		for (i = 0; i < ZERO_OBJS; i++) {
+			if (objs[i])
+				memset(objs[i], 0xa5, OBJ_SIZE);
+			qmempool_free(z->pool, objs[i]);
+		}
+	}
+	init_irq_work(&z->work, zero_hardirq_fn);
+	irq_work_queue(&z->work);
+	irq_work_sync(&z->work);
+	zero_sources(z->pool, &before, what, z->t);
+	QMP_EXPECT(z->t, !z->dirty, "%s: %u of %u objects not zeroed", what,
+		   z->dirty, z->checked);
+}
+
 static void test_init_on_alloc(struct qmp_test *t)
 {
 	struct kmem_cache *c = test_cache(t);
-	struct qmempool *pool;
-	void *objs[2 * QMEMPOOL_BULK];
-	unsigned int i, dirty = 0;
+	struct zero_run z = { .t = t };
+	unsigned int round;
 
+	if (!c)
+		return;
+	qmp_test_diag(t, "init_on_alloc=%d init_on_free=%d",
+		      want_init_on_alloc(GFP_KERNEL), want_init_on_free());
+	/* init_on_alloc (if on), then __GFP_ZERO, each from an empty pool */
+	for (round = !want_init_on_alloc(GFP_KERNEL); round < 2; round++) {
+		z.gfp = round ? GFP_KERNEL | __GFP_ZERO : GFP_KERNEL;
+		/* Small queues: 48 objects overflow into the shared queue */
+		z.pool = qmempool_create(QMEMPOOL_BULK, 2 * QMEMPOOL_BULK, 0,
+					 c, GFP_KERNEL);
+		if (!QMP_EXPECT(t, z.pool, "create"))
+			break;
+		migrate_disable();
+		zero_all_sources(&z, round ? "__GFP_ZERO" : "init_on_alloc");
+		migrate_enable();
+		expect_slab(t, c, qmempool_cached(z.pool), "after the rounds");
+		destroy_and_check(t, z.pool, c, 0);
+	}
+	kmem_cache_destroy(c);
+}
+
+/*
+ * init_on_free=1: an object freed into the pool is zeroed there, before
+ * anybody allocates it (the queue is looked at directly).
+ */
+static void test_init_on_free(struct qmp_test *t)
+{
+	struct kmem_cache *c;
+	struct qmempool *pool;
+	void *objs[QMEMPOOL_BULK], *got[QMEMPOOL_BULK];
+	unsigned long flags;
+	unsigned int i, n, local = 0, dirty = 0;
+
+	if (!want_init_on_free()) {
+		qmp_test_skip(t, "init_on_free=0 (make check boots a guest with init_on_free=1)");
+		return;
+	}
+	c = test_cache(t);
 	if (!c)
 		return;
 	pool = qmempool_create(64, 256, 0, c, GFP_KERNEL);
 	if (!QMP_EXPECT(t, pool, "create"))
 		goto out;
-	/* Round 1: plain allocations; round 2: __GFP_ZERO */
+	local_irq_save(flags);		/* this CPU's local queue, ours */
 	for (i = 0; i < ARRAY_SIZE(objs); i++) {
-		objs[i] = qmempool_alloc(pool, GFP_KERNEL);
+		objs[i] = qmempool_alloc(pool, GFP_ATOMIC);
 		if (objs[i])
 			memset(objs[i], 0xa5, OBJ_SIZE);
 	}
-	for (i = 0; i < ARRAY_SIZE(objs); i++)
-		qmempool_free(pool, objs[i]);
+	/* Empty the local queue, then free the dirty objects into it */
+	while (alf_sc_dequeue(this_cpu_ptr(pool->percpu)->localq, got, 1))
+		kmem_cache_free(c, got[0]);
+	/* Another node's objects go to the slab, the others stay here */
 	for (i = 0; i < ARRAY_SIZE(objs); i++) {
-		objs[i] = qmempool_alloc(pool, GFP_KERNEL);
-		if (objs[i] && memchr_inv(objs[i], 0, OBJ_SIZE))
-			dirty++;
-	}
-	if (want_init_on_alloc(GFP_KERNEL))
-		QMP_EXPECT(t, !dirty, "init_on_alloc=1 but %u recycled objects not zeroed",
-			   dirty);
-	qmp_test_diag(t, "init_on_alloc=%d init_on_free=%d",
-		      want_init_on_alloc(GFP_KERNEL), want_init_on_free());
-	for (i = 0; i < ARRAY_SIZE(objs); i++) {
-		if (objs[i])
-			memset(objs[i], 0xa5, OBJ_SIZE);
+		local += objs[i] &&
+			 page_to_nid(virt_to_page(objs[i])) == numa_mem_id();
 		qmempool_free(pool, objs[i]);
 	}
-	for (dirty = 0, i = 0; i < ARRAY_SIZE(objs); i++) {
-		objs[i] = qmempool_alloc(pool, GFP_KERNEL | __GFP_ZERO);
-		if (!QMP_EXPECT(t, objs[i], "alloc"))
-			continue;
-		if (memchr_inv(objs[i], 0, OBJ_SIZE))
-			dirty++;
+	n = alf_sc_dequeue(this_cpu_ptr(pool->percpu)->localq, got,
+			   ARRAY_SIZE(got));
+	local_irq_restore(flags);
+	for (i = 0; i < n; i++) {
+		dirty += !!memchr_inv(got[i], 0, OBJ_SIZE);
+		kmem_cache_free(c, got[i]);
 	}
-	QMP_EXPECT(t, !dirty, "__GFP_ZERO: %u objects not zeroed", dirty);
-	for (i = 0; i < ARRAY_SIZE(objs); i++)
-		qmempool_free(pool, objs[i]);
+	QMP_EXPECT(t, n == local && n,
+		   "%u of %u node-local freed objects in the local queue", n,
+		   local);
+	QMP_EXPECT(t, !dirty, "init_on_free=1 but %u of %u objects in the pool not zeroed",
+		   dirty, n);
 	destroy_and_check(t, pool, c, 0);
 out:
+	kmem_cache_destroy(c);
+}
+
+/*
+ * A caller with interrupts disabled (spin_lock_irqsave()) on a pool with
+ * empty queues: refills from the slab and drains to it must leave them
+ * disabled after every call.
+ */
+static void test_irqs_off_caller(struct qmp_test *t)
+{
+	const unsigned int n = 4 * 3 * QMEMPOOL_BULK;
+	struct kmem_cache *c = test_cache(t);
+	struct qmempool *pool;
+	unsigned int i, got = 0, on = 0, corrupt = 0;
+	unsigned long flags;
+	void **objs;
+
+	objs = kcalloc(n, sizeof(*objs), GFP_KERNEL);
+	if (!c || !QMP_EXPECT(t, objs, "out of memory"))
+		goto out;
+	pool = qmempool_create(QMEMPOOL_BULK, 2 * QMEMPOOL_BULK, 0, c,
+			       GFP_KERNEL);
+	if (!QMP_EXPECT(t, pool, "create"))
+		goto out;
+	local_irq_save(flags);
+	for (i = 0; i < n; i++) {
+		objs[i] = qmempool_alloc(pool, GFP_ATOMIC);
+		got += !!objs[i];
+		if (objs[i])
+			obj_tag(objs[i], 5, i);
+		if (!irqs_disabled()) {
+			on++;
+			local_irq_disable();
+		}
+	}
+	for (i = 0; i < n; i++) {
+		corrupt += objs[i] && !obj_tag_ok(objs[i], 5, i);
+		qmempool_free(pool, objs[i]);
+		if (!irqs_disabled()) {
+			on++;
+			local_irq_disable();
+		}
+	}
+	local_irq_restore(flags);
+	QMP_EXPECT(t, got == n, "%u of %u allocations with interrupts off", got,
+		   n);
+	QMP_EXPECT(t, !corrupt, "%u objects handed out twice", corrupt);
+	QMP_EXPECT(t, !on, "%u of %u calls returned with interrupts enabled",
+		   on, 2 * n);
+	expect_slab(t, c, qmempool_cached(pool), "after the calls");
+	destroy_and_check(t, pool, c, 0);
+out:
+	kfree(objs);
 	kmem_cache_destroy(c);
 }
 
@@ -375,7 +594,7 @@ static void fill_local_fn(struct work_struct *work)
 		objs[i] = qmempool_alloc(w->pool, GFP_KERNEL);
 	for (i = 0; i < ARRAY_SIZE(objs); i++)
 		qmempool_free(w->pool, objs[i]);
-	w->cached = alf_queue_count(this_cpu_ptr(w->pool->percpu)->localq);
+	w->cached = qmempool_cached_cpu(w->pool, raw_smp_processor_id());
 }
 
 static void test_cpu_offline(struct qmp_test *t)
@@ -404,7 +623,7 @@ static void test_cpu_offline(struct qmp_test *t)
 		   w.cached);
 	if (QMP_EXPECT(t, !remove_cpu(cpu), "CPU %d did not go offline",
 		       cpu)) {
-		left = alf_queue_count(per_cpu_ptr(pool->percpu, cpu)->localq);
+		left = qmempool_cached_cpu(pool, cpu);
 		QMP_EXPECT(t, !left, "%u objects stranded on offline CPU %d",
 			   left, cpu);
 		expect_slab(t, c, qmempool_cached(pool), "CPU offline");
@@ -426,16 +645,14 @@ struct numa_work {
 	void *objs[NUMA_OBJS];
 	bool alloc;			/* allocate objs[], else free them */
 	unsigned int failed;		/* allocations that returned NULL */
-	unsigned long bypass;		/* frees that went to the slab */
+	unsigned long remote;		/* frees that went to the slab */
 };
 
 /* On the CPU the work is queued on (a bound kworker) */
 static void numa_fn(struct work_struct *work)
 {
 	struct numa_work *w = container_of(work, struct numa_work, work);
-	struct qmempool_stats *st = per_cpu_ptr(&w->pool->percpu->stats,
-						raw_smp_processor_id());
-	unsigned long bypass = READ_ONCE(st->bypass);
+	unsigned long remote = this_stats(w->pool).free_remote;
 	unsigned int i;
 
 	for (i = 0; i < NUMA_OBJS; i++) {
@@ -447,7 +664,7 @@ static void numa_fn(struct work_struct *work)
 		if (!w->objs[i])
 			w->failed++;
 	}
-	w->bypass = READ_ONCE(st->bypass) - bypass;
+	w->remote = this_stats(w->pool).free_remote - remote;
 }
 
 static void numa_run_on(struct numa_work *w, int cpu, bool alloc)
@@ -473,8 +690,7 @@ static unsigned int numa_count_on(struct numa_work *w, int node)
 /* Objects cached for @cpu of @node: its local queue and the node's queue */
 static unsigned int numa_queued(struct qmempool *pool, int cpu, int node)
 {
-	return alf_queue_count(per_cpu_ptr(pool->percpu, cpu)->localq) +
-	       alf_queue_count(pool->sharedq[node]);
+	return qmempool_cached_cpu(pool, cpu) + qmempool_cached_node(pool, node);
 }
 
 /* The first online CPU of @node, or -1 */
@@ -529,9 +745,9 @@ static void test_numa_node_local(struct qmp_test *t)
 	/* Freed on node B's CPU: straight back to the slab, not cached */
 	numa_run_on(w, cb, false);
 	queued = numa_queued(pool, cb, nb);
-	QMP_EXPECT(t, w->bypass == NUMA_OBJS && !queued,
+	QMP_EXPECT(t, w->remote == NUMA_OBJS && !queued,
 		   "CPU %d (node %d) sent %lu of %u remote objects to the slab, its node's queues hold %u",
-		   cb, nb, w->bypass, NUMA_OBJS, queued);
+		   cb, nb, w->remote, NUMA_OBJS, queued);
 	expect_slab(t, c, qmempool_cached(pool), "after remote frees");
 
 	/* Allocated and freed on node B's CPU: node B's, and cached there */
@@ -541,9 +757,9 @@ static void test_numa_node_local(struct qmp_test *t)
 		   nb, numa_count_on(w, nb), NUMA_OBJS);
 	numa_run_on(w, cb, false);
 	queued = numa_queued(pool, cb, nb);
-	QMP_EXPECT(t, !w->bypass && queued >= NUMA_OBJS,
+	QMP_EXPECT(t, !w->remote && queued >= NUMA_OBJS,
 		   "local frees: %lu went to the slab, %u cached on node %d",
-		   w->bypass, queued, nb);
+		   w->remote, queued, nb);
 	qmp_test_diag(t, "nodes %d (CPU %d) and %d (CPU %d)", na, ca, nb, cb);
 	destroy_and_check(t, pool, c, 0);
 out:
@@ -663,6 +879,8 @@ static void test_slab_failure(struct qmp_test *t)
 	pool = qmempool_create(64, 256, 0, c, GFP_KERNEL);
 	if (!QMP_EXPECT(t, pool, "create"))
 		goto out_probes;
+	/* One CPU: what its queues cached is what it can get back */
+	migrate_disable();
 	QMP_EXPECT(t, !qmempool_alloc(pool, GFP_KERNEL),
 		   "alloc from an empty pool and a failing slab");
 
@@ -672,7 +890,8 @@ static void test_slab_failure(struct qmp_test *t)
 		objs[i] = qmempool_alloc(pool, GFP_KERNEL);
 	for (i = 0; i < 40; i++)
 		qmempool_free(pool, objs[i]);
-	cached = qmempool_cached(pool);
+	cached = qmempool_cached_cpu(pool, smp_processor_id()) +
+		 qmempool_cached_node(pool, numa_mem_id());
 	atomic_set(&fail_mode, FAIL_ALL);
 	for (n = 0; n < ARRAY_SIZE(objs); n++) {
 		objs[n] = qmempool_alloc(pool, GFP_KERNEL);
@@ -702,6 +921,7 @@ static void test_slab_failure(struct qmp_test *t)
 		qmempool_free(pool, objs[i]);
 	}
 	atomic_set(&fail_mode, FAIL_NONE);
+	migrate_enable();
 	destroy_and_check(t, pool, c, 0);
 out_probes:
 	atomic_set(&fail_mode, FAIL_NONE);
@@ -724,6 +944,7 @@ struct stress_actor {
 	struct stress *s;
 	unsigned long id;
 	unsigned long seq;
+	unsigned long calls;		/* of the pool, in stress_step() */
 	unsigned int held;
 	u32 rnd;
 	gfp_t gfp;
@@ -751,6 +972,7 @@ static void stress_step(struct stress_actor *a)
 		for (i = 0; i < n && a->held < STRESS_HOLD; i++) {
 			void *o = qmempool_alloc(a->s->pool, a->gfp);
 
+			a->calls++;
 			if (!o) {
 				atomic_long_inc(&a->s->alloc_fail);
 				break;
@@ -766,6 +988,7 @@ static void stress_step(struct stress_actor *a)
 			if (!obj_tag_ok(o, a->id, a->seqs[a->held]))
 				atomic_inc(&a->s->errors);
 			qmempool_free(a->s->pool, o);
+			a->calls++;
 		}
 	}
 	atomic_long_inc(&a->s->ops);
@@ -838,13 +1061,51 @@ static void stress_hrtimer_start(void *arg)
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
+/*
+ * With every user stopped: each object in a CPU's local queue is of that
+ * CPU's node, each in a node's shared queue of that node.  The queues are
+ * emptied into the slab.
+ */
+static void expect_queues_node_local(struct qmp_test *t,
+				     struct qmempool *pool)
+{
+	unsigned int i, n, wrong = 0, total = 0;
+	void *objs[QMEMPOOL_BULK];
+	int cpu, node;
+
+	for_each_possible_cpu(cpu) {
+		struct alf_queue *q = per_cpu_ptr(pool->percpu, cpu)->localq;
+
+		while ((n = alf_sc_dequeue(q, objs, ARRAY_SIZE(objs)))) {
+			for (i = 0; i < n; i++)
+				wrong += page_to_nid(virt_to_page(objs[i])) !=
+					 cpu_to_mem(cpu);
+			total += n;
+			kmem_cache_free_bulk(pool->kmem, n, objs);
+		}
+	}
+	for_each_node(node) {
+		while ((n = alf_mc_dequeue(pool->sharedq[node], objs,
+					   ARRAY_SIZE(objs)))) {
+			for (i = 0; i < n; i++)
+				wrong += page_to_nid(virt_to_page(objs[i])) !=
+					 node;
+			total += n;
+			kmem_cache_free_bulk(pool->kmem, n, objs);
+		}
+	}
+	QMP_EXPECT(t, !wrong, "%u of %u cached objects in another node's queue",
+		   wrong, total);
+}
+
 static void run_stress(struct qmp_test *t, bool hotplug)
 {
 	unsigned int nthreads = 2 * num_online_cpus(), i, ntimers = 0;
 	struct kmem_cache *c = test_cache(t);
 	struct stress_thread *th = NULL;
 	struct stress_timers *tm = NULL;
-	unsigned long end, cycles = 0, bypass = 0;
+	unsigned long end, cycles = 0, hard_calls = 0;
+	struct qmempool_stats st;
 	struct stress s = { };
 	int cpu;
 
@@ -928,9 +1189,14 @@ static void run_stress(struct qmp_test *t, bool hotplug)
 	if (hotplug)
 		QMP_EXPECT(t, cycles > 0, "no CPU went offline");
 	expect_slab(t, c, qmempool_cached(s.pool), "after stress");
-	for_each_possible_cpu(cpu)
-		bypass += per_cpu_ptr(s.pool->percpu, cpu)->stats.bypass;
-	QMP_EXPECT(t, bypass > 0, "hardirq calls did not bypass the queues");
+	/* Every call in hardirq context, and only those, bypassed */
+	for (i = 0; i < ntimers; i++)
+		hard_calls += tm[i].hard.calls;
+	qmempool_get_stats(s.pool, -1, &st);
+	QMP_EXPECT(t, hard_calls && st.bypass == hard_calls,
+		   "%lu calls bypassed the queues, %lu were made in hardirq context",
+		   st.bypass, hard_calls);
+	expect_queues_node_local(t, s.pool);
 	qmp_test_diag(t, "%u threads + %u softirq + %u hardirq timers, %ld ops (%ld in timers), %ld failed allocs, %lu hotplug cycles",
 		      nthreads, ntimers, ntimers, atomic_long_read(&s.ops),
 		      atomic_long_read(&s.irq_ops),
@@ -960,16 +1226,20 @@ static const struct qmp_test_case qmempool_cases[] = {
 	{ "create_validation", test_create_validation },
 	{ "accounting_one_cpu", test_accounting_one_cpu },
 	{ "init_on_alloc", test_init_on_alloc },
+	{ "init_on_free", test_init_on_free },
+	{ "irqs_off_caller", test_irqs_off_caller },
 	{ "cross_cpu", test_cross_cpu },
 	{ "cpu_offline", test_cpu_offline },
 	{ "numa_node_local", test_numa_node_local },
 	{ "slab_failure", test_slab_failure },
 	{ "stress_all_contexts", test_stress_all_contexts },
 	{ "stress_cpu_hotplug", test_stress_cpu_hotplug },
+	QMP_MISUSE_CASE,
 };
 
 static int __init qmempool_test_init(void)
 {
+	qmp_misuse_start();
 	return qmp_run_suite("qmempool", qmempool_cases,
 			     ARRAY_SIZE(qmempool_cases));
 }
@@ -981,4 +1251,3 @@ static void __exit qmempool_test_exit(void)
 module_init(qmempool_test_init);
 module_exit(qmempool_test_exit);
 MODULE_DESCRIPTION("Tests of qmempool (KTAP)");
-MODULE_LICENSE("GPL");

@@ -23,6 +23,12 @@
  *      directly (a hardirq may interrupt a softirq inside the local queue);
  *   NMI:  qmempool_alloc() returns NULL; qmempool_free() cannot free
  *      safely and drops the object with a one-time error message.
+ * A caller may have disabled interrupts itself (e.g. under
+ * spin_lock_irqsave()), in any of these contexts: the pool never enables
+ * them.  Where it must ask the slab with interrupts disabled, it asks one
+ * object at a time, because kmem_cache_alloc_bulk() and
+ * kmem_cache_free_bulk() require interrupts enabled on some kernels (6.1
+ * enables them on return).
  * PREEMPT_RT kernels are refused at build time: there softirqs are
  * preemptible and the slab must not be called from hardirq context, so
  * neither the unprotected softirq path nor the hardirq bypass is valid
@@ -31,15 +37,26 @@
  * outside the pool's critical sections, so it must suit the caller's
  * context exactly as for kmem_cache_alloc() (GFP_KERNEL may sleep there).
  *
- * Hardening: an object handed out again by the pool is zeroed when the
- * slab would have zeroed it (want_init_on_alloc(gfp): init_on_alloc=1 or
- * __GFP_ZERO), and zeroed when freed into the pool if init_on_free=1.  The
- * backing cache must not have a constructor (zeroing would undo it).
+ * Hardening: every object the pool hands out is zeroed when
+ * want_init_on_alloc(gfp) says so (init_on_alloc=1, or __GFP_ZERO),
+ * whichever layer it comes from: the pool zeroes what comes from its
+ * queues, and asks the slab with __GFP_ZERO, because the slab's own
+ * zeroing also depends on the cache (a poisoned cache, slub_debug=P, is
+ * not zeroed under init_on_alloc=1).  With init_on_free=1 an object is
+ * zeroed when it is freed into the pool.  Caches the pool cannot serve
+ * are refused at creation where the kernel lets the pool see them: a
+ * cache with a constructor (zeroing would undo it) or with
+ * SLAB_TYPESAFE_BY_RCU (readers may still look at a freed object).
  *
- * NUMA: an object freed on a CPU of another node than the object's memory
- * goes straight back to the slab (the slab returns it to its node), so the
- * local and shared queues only hold node-local objects; the node check is
- * skipped on single-node systems.
+ * NUMA: the local queue of a CPU and the shared queue of a node only ever
+ * hold objects of that node's memory.  A free of another node's object
+ * goes to the slab (which returns it to its node); objects from the
+ * shared queue or the slab that are not of the CPU's node are not stashed
+ * locally but put into their own node's shared queue.  Each check is made
+ * on the CPU that then uses the queue, with migration excluded, so a
+ * task that migrates in between cannot break it.  (An object handed out
+ * may be of another node, as from kmem_cache_alloc().)  The checks are
+ * skipped where only one node is possible.
  *
  * CPU hotplug: when a CPU dies, its local queue is moved to the shared
  * queue of its node (the surplus to the slab).
@@ -77,7 +94,8 @@
  * @free_fast: frees absorbed by the local queue
  * @free_shared: local-queue drains to the shared queue
  * @free_slab: objects returned to the slab
- * @bypass: calls served by the slab directly (hardirq, remote node)
+ * @free_remote: frees of another node's objects, sent to the slab
+ * @bypass: calls in hardirq context, served by the slab directly
  */
 struct qmempool_stats {
 	unsigned long alloc_fast;
@@ -87,6 +105,7 @@ struct qmempool_stats {
 	unsigned long free_fast;
 	unsigned long free_shared;
 	unsigned long free_slab;
+	unsigned long free_remote;
 	unsigned long bypass;
 };
 
@@ -101,7 +120,7 @@ struct qmempool_percpu {
  * @sharedq: one shared queue per possible NUMA node
  * @kmem: the backing cache
  * @obj_size: kmem_cache_size(@kmem)
- * @numa: more than one node online at creation: check object nodes
+ * @numa: more than one node possible: check object nodes
  * @prealloc: objects put into the shared queue at creation
  * @gfp_mask: allocation flags of the creation (pool memory, prealloc)
  * @id: name of the debugfs file
@@ -131,25 +150,46 @@ struct qmempool *qmempool_create(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
 				 struct kmem_cache *kmem, gfp_t gfp_mask);
 void qmempool_destroy(struct qmempool *pool);
 unsigned long qmempool_cached(struct qmempool *pool);
+unsigned int qmempool_cached_cpu(struct qmempool *pool, int cpu);
+unsigned int qmempool_cached_node(struct qmempool *pool, int node);
+void qmempool_get_stats(struct qmempool *pool, int cpu,
+			struct qmempool_stats *stats);
 
 void *__qmempool_alloc_slow(struct qmempool *pool, gfp_t gfp_mask);
 void __qmempool_free_slow(struct qmempool *pool, void *elem);
 void *__qmempool_alloc_bypass(struct qmempool *pool, gfp_t gfp_mask);
 void __qmempool_free_bypass(struct qmempool *pool, void *elem);
 
-/*
- * Context of a call: true if this CPU's queues may be used at all; *irq is
- * set when the caller is in process context and local interrupts must be
- * disabled around the queue operation (see the top of this file).
- */
-static __always_inline bool __qmempool_ctx(bool *irq)
+/* How a call may use this CPU's queues (see the top of this file) */
+enum qmempool_ctx {
+	QMEMPOOL_CTX_BH,	/* softirq or BH off: no protection needed */
+	QMEMPOOL_CTX_TASK,	/* process context: interrupts off around */
+	QMEMPOOL_CTX_BYPASS,	/* hardirq or NMI: the queues are not used */
+};
+
+static __always_inline enum qmempool_ctx __qmempool_ctx(void)
 {
 	if (unlikely(in_nmi() || in_hardirq()))
-		return false;
-	*irq = !in_softirq();
-	return true;
+		return QMEMPOOL_CTX_BYPASS;
+	return in_softirq() ? QMEMPOOL_CTX_BH : QMEMPOOL_CTX_TASK;
 }
 
+/* Exclusive use of this CPU's local queue (and no migration) */
+static __always_inline void __qmempool_lock(enum qmempool_ctx ctx,
+					    unsigned long *flags)
+{
+	if (ctx == QMEMPOOL_CTX_TASK)
+		local_irq_save(*flags);
+}
+
+static __always_inline void __qmempool_unlock(enum qmempool_ctx ctx,
+					      unsigned long flags)
+{
+	if (ctx == QMEMPOOL_CTX_TASK)
+		local_irq_restore(flags);
+}
+
+/* Under __qmempool_lock(): @elem is not of this CPU's node */
 static __always_inline bool __qmempool_remote(struct qmempool *pool,
 					      void *elem)
 {
@@ -167,23 +207,20 @@ static __always_inline bool __qmempool_remote(struct qmempool *pool,
 static __always_inline void *__qmempool_alloc(struct qmempool *pool,
 					      gfp_t gfp_mask)
 {
+	enum qmempool_ctx ctx = __qmempool_ctx();
 	unsigned long flags = 0;
 	void *elem;
-	bool irq;
 
-	if (unlikely(!__qmempool_ctx(&irq)))
+	if (unlikely(ctx == QMEMPOOL_CTX_BYPASS))
 		return __qmempool_alloc_bypass(pool, gfp_mask);
-	if (irq)
-		local_irq_save(flags);
+	__qmempool_lock(ctx, &flags);
 	if (unlikely(alf_sc_dequeue(this_cpu_ptr(pool->percpu)->localq,
 				    &elem, 1) != 1)) {
-		if (irq)
-			local_irq_restore(flags);
+		__qmempool_unlock(ctx, flags);
 		return __qmempool_alloc_slow(pool, gfp_mask);
 	}
 	__this_cpu_inc(pool->percpu->stats.alloc_fast);
-	if (irq)
-		local_irq_restore(flags);
+	__qmempool_unlock(ctx, flags);
 	if (want_init_on_alloc(gfp_mask))
 		memset(elem, 0, pool->obj_size);
 	return elem;
@@ -198,29 +235,28 @@ static __always_inline void *__qmempool_alloc(struct qmempool *pool,
  */
 static __always_inline void __qmempool_free(struct qmempool *pool, void *elem)
 {
+	enum qmempool_ctx ctx = __qmempool_ctx();
 	unsigned long flags = 0;
-	bool irq;
 
 	if (unlikely(!elem))
 		return;
-	if (unlikely(!__qmempool_ctx(&irq) || __qmempool_remote(pool, elem))) {
+	if (unlikely(ctx == QMEMPOOL_CTX_BYPASS)) {
 		__qmempool_free_bypass(pool, elem);
 		return;
 	}
 	if (want_init_on_free())
 		memset(elem, 0, pool->obj_size);
-	if (irq)
-		local_irq_save(flags);
-	if (unlikely(alf_sp_enqueue(this_cpu_ptr(pool->percpu)->localq,
+	__qmempool_lock(ctx, &flags);
+	/* The slow path sends a remote object to the slab */
+	if (unlikely(__qmempool_remote(pool, elem) ||
+		     alf_sp_enqueue(this_cpu_ptr(pool->percpu)->localq,
 				    &elem, 1) != 1)) {
-		if (irq)
-			local_irq_restore(flags);
+		__qmempool_unlock(ctx, flags);
 		__qmempool_free_slow(pool, elem);
 		return;
 	}
 	__this_cpu_inc(pool->percpu->stats.free_fast);
-	if (irq)
-		local_irq_restore(flags);
+	__qmempool_unlock(ctx, flags);
 }
 
 /* The RFC's softirq-specialised entry points: the context is detected */

@@ -136,7 +136,33 @@ static inline int qmp_run_suite(const char *suite,
 }
 
 #ifdef __KERNEL__
+#include <linux/err.h>
+#include <linux/fs.h>
 #include <qmp/kthread.h>
+
+/**
+ * qmp_read_long() - the number at the start of a (sysfs) file
+ * @path: e.g. "/sys/kernel/slab/<cache>/objects"
+ *
+ * Context: process context.
+ * Return: the number, or a negative errno (-EINVAL: no number there).
+ */
+static inline long qmp_read_long(const char *path)
+{
+	char buf[64] = { };
+	struct file *f;
+	loff_t pos = 0;
+	long n = -EINVAL;
+
+	f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	if (kernel_read(f, buf, sizeof(buf) - 1, &pos) > 0 &&
+	    sscanf(buf, "%ld", &n) != 1)
+		n = -EINVAL;
+	filp_close(f, NULL);
+	return n;
+}
 
 #pragma pop_macro("pr_fmt")
 #endif

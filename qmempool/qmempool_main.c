@@ -15,6 +15,8 @@
 #include <linux/nodemask.h>
 #include <linux/qmempool.h>
 #include <linux/seq_file.h>
+#include <qmp/cache_info.h>
+#include <qmp/version.h>
 
 static enum cpuhp_state qmempool_cpuhp_state;
 /* Live pools, for reporting the ones a user forgot at module unload */
@@ -31,44 +33,122 @@ static struct alf_queue *sharedq_of(struct qmempool *pool, int node)
 #define qmempool_count(pool, field, n) \
 	this_cpu_add((pool)->percpu->stats.field, (n))
 
-/*
- * Give @n objects back: to the shared queue of @node as far as it has room,
- * the rest to the slab.  Any context but NMI; does not sleep.
- */
-static void qmempool_spill(struct qmempool *pool, int node, void **objs,
-			   unsigned int n)
+static int obj_node(void *obj)
 {
-	unsigned int moved = alf_mp_enqueue_variable(sharedq_of(pool, node),
-						     objs, n);
+	return page_to_nid(virt_to_page(obj));
+}
 
-	if (moved)
-		qmempool_count(pool, free_shared, 1);
-	if (moved < n) {
-		kmem_cache_free_bulk(pool->kmem, n - moved, objs + moved);
-		qmempool_count(pool, free_slab, n - moved);
+/*
+ * Reorder @objs so that the ones of @node come first; returns how many
+ * there are.
+ */
+static unsigned int qmempool_node_first(void **objs, unsigned int n, int node)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (obj_node(objs[i]) == node) {
+			swap(objs[k], objs[i]);	/* a macro: no k++ inside */
+			k++;
+		}
+	}
+	return k;
+}
+
+/*
+ * The slab's flags for objects the pool hands out or stashes: __GFP_ZERO
+ * when they must be handed out zeroed, because the slab's own zeroing
+ * (slab_want_init_on_alloc()) also depends on the cache, e.g. not for a
+ * poisoned one.
+ */
+static gfp_t qmempool_slab_gfp(gfp_t gfp)
+{
+	return want_init_on_alloc(gfp) ? gfp | __GFP_ZERO : gfp;
+}
+
+/*
+ * Up to @n objects from the slab into @objs; returns how many.  With
+ * interrupts disabled one at a time: the bulk call must not run there on
+ * every kernel (6.1's enables interrupts on return).
+ */
+static unsigned int qmempool_slab_alloc(struct qmempool *pool, gfp_t gfp,
+					void **objs, unsigned int n)
+{
+	unsigned int i;
+
+	gfp = qmempool_slab_gfp(gfp);
+	if (!irqs_disabled()) {
+		i = kmem_cache_alloc_bulk(pool->kmem, gfp, n, objs);
+		if (i)
+			return i;
+		n = 1;		/* all or nothing failed: one may still work */
+	}
+	for (i = 0; i < n; i++) {
+		objs[i] = kmem_cache_alloc(pool->kmem, gfp);
+		if (!objs[i])
+			break;
+	}
+	return i;
+}
+
+/* @n objects back to the slab; with interrupts disabled one at a time */
+static void qmempool_slab_free(struct qmempool *pool, void **objs,
+			       unsigned int n)
+{
+	unsigned int i;
+
+	if (!n)
+		return;
+	qmempool_count(pool, free_slab, n);
+	if (!irqs_disabled()) {
+		kmem_cache_free_bulk(pool->kmem, n, objs);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		kmem_cache_free(pool->kmem, objs[i]);
+}
+
+/*
+ * Give @n objects back: each to the shared queue of its own node as far as
+ * it has room, the rest to the slab.  Any context but hardirq and NMI.
+ */
+static void qmempool_spill(struct qmempool *pool, void **objs, unsigned int n)
+{
+	while (n) {
+		int node = pool->numa ? obj_node(objs[0]) : numa_mem_id();
+		unsigned int same = pool->numa ?
+				    qmempool_node_first(objs, n, node) : n;
+		unsigned int moved;
+
+		moved = alf_mp_enqueue_variable(sharedq_of(pool, node), objs,
+						same);
+		if (moved)
+			qmempool_count(pool, free_shared, 1);
+		qmempool_slab_free(pool, objs + moved, same - moved);
+		objs += same;
+		n -= same;
 	}
 }
 
 /*
- * Store @n spare objects: into this CPU's local queue as far as it has
- * room, the rest spilled.  @irq: process context (see __qmempool_ctx()).
+ * Store @n spare objects: this CPU's node's ones into its local queue as
+ * far as it has room, the rest spilled.
  */
-static void qmempool_stash(struct qmempool *pool, void **objs, unsigned int n,
-			   bool irq)
+static void qmempool_stash(struct qmempool *pool, enum qmempool_ctx ctx,
+			   void **objs, unsigned int n)
 {
 	unsigned long flags = 0;
-	unsigned int moved;
+	unsigned int local = n, moved;
 
 	if (!n)
 		return;
-	if (irq)
-		local_irq_save(flags);
+	__qmempool_lock(ctx, &flags);
+	if (pool->numa)
+		local = qmempool_node_first(objs, n, numa_mem_id());
 	moved = alf_sp_enqueue_variable(this_cpu_ptr(pool->percpu)->localq,
-					objs, n);
-	if (irq)
-		local_irq_restore(flags);
-	if (moved < n)
-		qmempool_spill(pool, numa_mem_id(), objs + moved, n - moved);
+					objs, local);
+	__qmempool_unlock(ctx, flags);
+	qmempool_spill(pool, objs + moved, n - moved);
 }
 
 /**
@@ -82,73 +162,74 @@ static void qmempool_stash(struct qmempool *pool, void **objs, unsigned int n,
  * and stashes the rest.  Never loses an object: what does not fit goes on
  * to the next layer.
  *
+ * Context: any; see include/linux/qmempool.h.
  * Return: an object, or NULL if the slab had none.
  */
 void *__qmempool_alloc_slow(struct qmempool *pool, gfp_t gfp_mask)
 {
+	enum qmempool_ctx ctx = __qmempool_ctx();
 	void *objs[QMEMPOOL_BULK];
 	unsigned int n;
-	bool irq;
 
-	if (!__qmempool_ctx(&irq))
+	if (ctx == QMEMPOOL_CTX_BYPASS)
 		return __qmempool_alloc_bypass(pool, gfp_mask);
 
 	n = alf_mc_dequeue(sharedq_of(pool, numa_mem_id()), objs,
 			   QMEMPOOL_BULK);
 	if (n) {
 		qmempool_count(pool, alloc_shared, 1);
-		qmempool_stash(pool, objs + 1, n - 1, irq);
 		if (want_init_on_alloc(gfp_mask))
 			memset(objs[0], 0, pool->obj_size);
-		return objs[0];
-	}
-
-	/* The slab zeroes what it returns as want_init_on_alloc() says */
-	n = kmem_cache_alloc_bulk(pool->kmem, gfp_mask, QMEMPOOL_BULK, objs);
-	if (!n) {
-		objs[0] = kmem_cache_alloc(pool->kmem, gfp_mask);
-		if (!objs[0]) {
+	} else {
+		n = qmempool_slab_alloc(pool, gfp_mask, objs, QMEMPOOL_BULK);
+		if (!n) {
 			qmempool_count(pool, alloc_fail, 1);
 			return NULL;
 		}
-		n = 1;
+		qmempool_count(pool, alloc_slab, n);
 	}
-	qmempool_count(pool, alloc_slab, n);
-	qmempool_stash(pool, objs + 1, n - 1, irq);
+	qmempool_stash(pool, ctx, objs + 1, n - 1);
 	return objs[0];
 }
 EXPORT_SYMBOL_GPL(__qmempool_alloc_slow);
 
 /**
- * __qmempool_free_slow() - drain the local queue, then free
+ * __qmempool_free_slow() - free when the fast path cannot
  * @pool: the pool
  * @elem: the object being freed
  *
- * Called by __qmempool_free() when the local queue is full: moves its
- * oldest bulk to the node's shared queue (what does not fit to the slab)
- * and puts @elem, the cache-hot one, into the local queue.
+ * Called by __qmempool_free() when the local queue is full or @elem is of
+ * another node.  Another node's object goes to the slab.  Otherwise the
+ * local queue's oldest bulk moves to the shared queue (what does not fit
+ * to the slab) and @elem, the cache-hot one, goes into the local queue.
+ *
+ * Context: any; see include/linux/qmempool.h.
  */
 void __qmempool_free_slow(struct qmempool *pool, void *elem)
 {
+	enum qmempool_ctx ctx = __qmempool_ctx();
 	void *objs[QMEMPOOL_BULK + 1];
 	struct alf_queue *localq;
 	unsigned long flags = 0;
 	unsigned int n;
-	bool irq;
 
-	if (!__qmempool_ctx(&irq)) {
+	if (ctx == QMEMPOOL_CTX_BYPASS) {
 		__qmempool_free_bypass(pool, elem);
 		return;
 	}
-	if (irq)
-		local_irq_save(flags);
+	__qmempool_lock(ctx, &flags);
+	if (__qmempool_remote(pool, elem)) {
+		__qmempool_unlock(ctx, flags);
+		qmempool_count(pool, free_remote, 1);
+		kmem_cache_free(pool->kmem, elem);
+		return;
+	}
 	localq = this_cpu_ptr(pool->percpu)->localq;
 	n = alf_sc_dequeue(localq, objs, QMEMPOOL_BULK);
 	if (alf_sp_enqueue(localq, &elem, 1) != 1)
 		objs[n++] = elem;
-	if (irq)
-		local_irq_restore(flags);
-	qmempool_spill(pool, numa_mem_id(), objs, n);
+	__qmempool_unlock(ctx, flags);
+	qmempool_spill(pool, objs, n);
 }
 EXPORT_SYMBOL_GPL(__qmempool_free_slow);
 
@@ -157,6 +238,7 @@ EXPORT_SYMBOL_GPL(__qmempool_free_slow);
  * @pool: the pool
  * @gfp_mask: flags for the slab
  *
+ * Context: any.
  * Return: an object straight from the slab (hardirq), or NULL (NMI).
  */
 void *__qmempool_alloc_bypass(struct qmempool *pool, gfp_t gfp_mask)
@@ -166,7 +248,7 @@ void *__qmempool_alloc_bypass(struct qmempool *pool, gfp_t gfp_mask)
 	if (in_nmi())
 		return NULL;
 	qmempool_count(pool, bypass, 1);
-	elem = kmem_cache_alloc(pool->kmem, gfp_mask);
+	elem = kmem_cache_alloc(pool->kmem, qmempool_slab_gfp(gfp_mask));
 	if (!elem)
 		qmempool_count(pool, alloc_fail, 1);
 	return elem;
@@ -174,13 +256,15 @@ void *__qmempool_alloc_bypass(struct qmempool *pool, gfp_t gfp_mask)
 EXPORT_SYMBOL_GPL(__qmempool_alloc_bypass);
 
 /**
- * __qmempool_free_bypass() - free where the queues cannot or should not be
- * used (hardirq, object of another NUMA node): straight to the slab
+ * __qmempool_free_bypass() - free where the queues cannot be used
+ * (hardirq): straight to the slab
  * @pool: the pool
  * @elem: the object
  *
  * In NMI context nothing can free safely: the object is dropped (leaked)
  * with a one-time error message.
+ *
+ * Context: any.
  */
 void __qmempool_free_bypass(struct qmempool *pool, void *elem)
 {
@@ -235,15 +319,18 @@ void qmempool_free(struct qmempool *pool, void *elem)
 }
 EXPORT_SYMBOL_GPL(qmempool_free);
 
-/* Empty queue @q into the slab (nobody else may use it) */
-static void qmempool_drain(struct qmempool *pool, struct alf_queue *q)
+/* Empty queue @q into the slab; nobody else may use it any more */
+static void qmempool_drain(struct qmempool *pool, struct alf_queue *q,
+			   bool local)
 {
 	void *objs[QMEMPOOL_BULK];
 	unsigned int n;
 
 	if (IS_ERR_OR_NULL(q))
 		return;
-	while ((n = alf_mc_dequeue(q, objs, QMEMPOOL_BULK)))
+	/* A local queue is Single-Consumer: debug mode refuses Multi calls */
+	while ((n = local ? alf_sc_dequeue(q, objs, QMEMPOOL_BULK) :
+			    alf_mc_dequeue(q, objs, QMEMPOOL_BULK)))
 		kmem_cache_free_bulk(pool->kmem, n, objs);
 }
 
@@ -257,7 +344,7 @@ static int qmempool_cpu_dead(unsigned int cpu, struct hlist_node *node)
 
 	/* The dead CPU's queue has no other user: Single calls are safe */
 	while ((n = alf_sc_dequeue(localq, objs, QMEMPOOL_BULK)))
-		qmempool_spill(pool, cpu_to_mem(cpu), objs, n);
+		qmempool_spill(pool, objs, n);
 	return 0;
 }
 
@@ -265,6 +352,7 @@ static int qmempool_cpu_dead(unsigned int cpu, struct hlist_node *node)
  * qmempool_cached() - objects the pool holds right now (all queues)
  * @pool: the pool
  *
+ * Context: any.
  * Return: a snapshot of the number of cached objects.
  */
 unsigned long qmempool_cached(struct qmempool *pool)
@@ -273,35 +361,81 @@ unsigned long qmempool_cached(struct qmempool *pool)
 	int cpu, node;
 
 	for_each_possible_cpu(cpu)
-		sum += alf_queue_count(per_cpu_ptr(pool->percpu, cpu)->localq);
+		sum += qmempool_cached_cpu(pool, cpu);
 	for_each_node(node)
-		sum += alf_queue_count(pool->sharedq[node]);
+		sum += qmempool_cached_node(pool, node);
 	return sum;
 }
 EXPORT_SYMBOL_GPL(qmempool_cached);
 
+/**
+ * qmempool_cached_cpu() - objects in the local queue of a CPU
+ * @pool: the pool
+ * @cpu: a possible CPU
+ *
+ * Context: any.
+ * Return: a snapshot of the number.
+ */
+unsigned int qmempool_cached_cpu(struct qmempool *pool, int cpu)
+{
+	return alf_queue_count(per_cpu_ptr(pool->percpu, cpu)->localq);
+}
+EXPORT_SYMBOL_GPL(qmempool_cached_cpu);
+
+/**
+ * qmempool_cached_node() - objects in the shared queue of a node
+ * @pool: the pool
+ * @node: a possible node
+ *
+ * Context: any.
+ * Return: a snapshot of the number.
+ */
+unsigned int qmempool_cached_node(struct qmempool *pool, int node)
+{
+	return alf_queue_count(pool->sharedq[node]);
+}
+EXPORT_SYMBOL_GPL(qmempool_cached_node);
+
+/**
+ * qmempool_get_stats() - the event counters of a pool
+ * @pool: the pool
+ * @cpu: a possible CPU, or -1 for the sum over all of them
+ * @stats: filled with the counters
+ *
+ * Context: any.
+ */
+void qmempool_get_stats(struct qmempool *pool, int cpu,
+			struct qmempool_stats *stats)
+{
+	const unsigned long *from;
+	unsigned long *to = (unsigned long *)stats;
+	unsigned int i, n = sizeof(*stats) / sizeof(unsigned long);
+	int c;
+
+	memset(stats, 0, sizeof(*stats));
+	for_each_possible_cpu(c) {
+		if (cpu >= 0 && c != cpu)
+			continue;
+		from = (const unsigned long *)&per_cpu_ptr(pool->percpu,
+							   c)->stats;
+		for (i = 0; i < n; i++)
+			to[i] += READ_ONCE(from[i]);
+	}
+}
+EXPORT_SYMBOL_GPL(qmempool_get_stats);
+
 static int qmempool_debugfs_show(struct seq_file *m, void *v)
 {
 	struct qmempool *pool = m->private;
-	struct qmempool_stats sum = { };
+	struct qmempool_stats sum;
 	unsigned long local = 0, shared = 0;
 	int cpu, node;
 
-	for_each_possible_cpu(cpu) {
-		struct qmempool_percpu *c = per_cpu_ptr(pool->percpu, cpu);
-
-		local += alf_queue_count(c->localq);
-		sum.alloc_fast += READ_ONCE(c->stats.alloc_fast);
-		sum.alloc_shared += READ_ONCE(c->stats.alloc_shared);
-		sum.alloc_slab += READ_ONCE(c->stats.alloc_slab);
-		sum.alloc_fail += READ_ONCE(c->stats.alloc_fail);
-		sum.free_fast += READ_ONCE(c->stats.free_fast);
-		sum.free_shared += READ_ONCE(c->stats.free_shared);
-		sum.free_slab += READ_ONCE(c->stats.free_slab);
-		sum.bypass += READ_ONCE(c->stats.bypass);
-	}
+	for_each_possible_cpu(cpu)
+		local += qmempool_cached_cpu(pool, cpu);
 	for_each_node(node)
-		shared += alf_queue_count(pool->sharedq[node]);
+		shared += qmempool_cached_node(pool, node);
+	qmempool_get_stats(pool, -1, &sum);
 
 	seq_printf(m, "object_size %u\nlocalq_size %u\nsharedq_size %u\n",
 		   pool->obj_size, pool->localq_sz, pool->sharedq_sz);
@@ -312,11 +446,29 @@ static int qmempool_debugfs_show(struct seq_file *m, void *v)
 	seq_printf(m, "alloc_fast %lu\nalloc_shared %lu\nalloc_slab %lu\nalloc_fail %lu\n",
 		   sum.alloc_fast, sum.alloc_shared, sum.alloc_slab,
 		   sum.alloc_fail);
-	seq_printf(m, "free_fast %lu\nfree_shared %lu\nfree_slab %lu\nbypass %lu\n",
-		   sum.free_fast, sum.free_shared, sum.free_slab, sum.bypass);
+	seq_printf(m, "free_fast %lu\nfree_shared %lu\nfree_slab %lu\nfree_remote %lu\nbypass %lu\n",
+		   sum.free_fast, sum.free_shared, sum.free_slab,
+		   sum.free_remote, sum.bypass);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(qmempool_debugfs);
+
+/*
+ * Why the pool cannot serve @kmem, or NULL.  Without the kernel's BTF the
+ * cache cannot be inspected: then the caller's word (kernel-doc) counts.
+ */
+static const char *qmempool_check_cache(struct kmem_cache *kmem)
+{
+	struct qmp_cache_info info;
+
+	if (qmp_cache_info(kmem, &info))
+		return NULL;	/* not inspectable: the caller's promise */
+	if (info.ctor)
+		return "the cache has a constructor (the pool zeroes objects)";
+	if (info.typesafe_by_rcu)
+		return "the cache is SLAB_TYPESAFE_BY_RCU (a freed object may still be read)";
+	return NULL;
+}
 
 static const char *qmempool_check(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
 				  struct kmem_cache *kmem)
@@ -330,30 +482,92 @@ static const char *qmempool_check(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
 		return "sharedq_sz must be a power of two, at least 2 * QMEMPOOL_BULK (32), at most ALF_QUEUE_MAX_SIZE";
 	if (prealloc > sharedq_sz)
 		return "prealloc larger than sharedq_sz";
-	return NULL;
+	return qmempool_check_cache(kmem);
+}
+
+/* The queues of a new pool; false when out of memory */
+static bool qmempool_alloc_queues(struct qmempool *pool, gfp_t gfp)
+{
+	int cpu, node;
+
+	pool->sharedq = kcalloc(nr_node_ids, sizeof(*pool->sharedq), gfp);
+	pool->percpu = alloc_percpu_gfp(struct qmempool_percpu, gfp);
+	if (!pool->sharedq || !pool->percpu)
+		return false;
+	for_each_node(node) {
+		pool->sharedq[node] = alf_queue_alloc_flags(pool->sharedq_sz,
+					ALF_MP_ENQ | ALF_MC_DEQ, gfp);
+		if (IS_ERR(pool->sharedq[node]))
+			return false;
+	}
+	for_each_possible_cpu(cpu) {
+		struct qmempool_percpu *c = per_cpu_ptr(pool->percpu, cpu);
+
+		c->localq = alf_queue_alloc_flags(pool->localq_sz,
+						  ALF_SP_ENQ | ALF_SC_DEQ, gfp);
+		if (IS_ERR(c->localq))
+			return false;
+	}
+	return true;
+}
+
+/* @n objects from the slab into the shared queues of their nodes */
+static bool qmempool_prealloc(struct qmempool *pool, u32 n, gfp_t gfp)
+{
+	void *objs[QMEMPOOL_BULK];
+	u32 done;
+
+	for (done = 0; done < n; done += QMEMPOOL_BULK) {
+		unsigned int want = min_t(u32, QMEMPOOL_BULK, n - done);
+
+		if (kmem_cache_alloc_bulk(pool->kmem, gfp, want, objs) != want)
+			return false;	/* the bulk call is all or nothing */
+		qmempool_spill(pool, objs, want);
+	}
+	return true;
+}
+
+/* Make a new pool visible: CPU hotplug, the list of pools, debugfs */
+static int qmempool_register(struct qmempool *pool)
+{
+	char name[16];
+	int ret;
+
+	ret = cpuhp_state_add_instance_nocalls(qmempool_cpuhp_state,
+					       &pool->cpuhp_node);
+	if (ret)
+		return ret;
+	mutex_lock(&qmempool_list_lock);
+	list_add(&pool->list, &qmempool_list);
+	mutex_unlock(&qmempool_list_lock);
+	pool->id = ida_alloc(&qmempool_ida, GFP_KERNEL);
+	if (pool->id >= 0) {	/* debugfs is optional */
+		snprintf(name, sizeof(name), "%d", pool->id);
+		pool->debugfs = debugfs_create_file(name, 0444,
+						    qmempool_debugfs_dir, pool,
+						    &qmempool_debugfs_fops);
+	}
+	return 0;
 }
 
 /**
  * qmempool_create() - create a pool in front of a kmem_cache
  * @localq_sz: slots of each CPU's local queue (power of two, >= 16)
  * @sharedq_sz: slots of each node's shared queue (power of two, >= 32)
- * @prealloc: objects allocated now into this node's shared queue
- *            (<= @sharedq_sz)
- * @kmem: the backing cache (without constructor)
+ * @prealloc: objects allocated now into the shared queues (<= @sharedq_sz)
+ * @kmem: the backing cache: no constructor, not SLAB_TYPESAFE_BY_RCU
  * @gfp_mask: flags for the pool's own memory and the preallocation
  *
  * Context: process context (may sleep if @gfp_mask allows).
- * Return: the pool, or NULL after a pr_err() saying why (bad parameter or
- * out of memory).
+ * Return: the pool, or NULL after a pr_err() saying why (bad parameter,
+ * a cache the pool cannot serve, out of memory, CPU hotplug refused).
  */
 struct qmempool *qmempool_create(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
 				 struct kmem_cache *kmem, gfp_t gfp_mask)
 {
 	const char *why = qmempool_check(localq_sz, sharedq_sz, prealloc, kmem);
 	struct qmempool *pool;
-	void *objs[QMEMPOOL_BULK];
-	int cpu, node, ret;
-	u32 done;
+	int ret;
 
 	if (why) {
 		pr_err("%s: refused (localq_sz %u sharedq_sz %u prealloc %u): %s\n",
@@ -362,10 +576,10 @@ struct qmempool *qmempool_create(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
 	}
 	pool = kzalloc(sizeof(*pool), gfp_mask);
 	if (!pool)
-		goto nomem;
+		return NULL;	/* the allocator said so */
 	pool->kmem = kmem;
 	pool->obj_size = kmem_cache_size(kmem);
-	pool->numa = num_online_nodes() > 1;
+	pool->numa = num_possible_nodes() > 1;
 	pool->prealloc = prealloc;
 	pool->gfp_mask = gfp_mask;
 	pool->localq_sz = localq_sz;
@@ -373,62 +587,24 @@ struct qmempool *qmempool_create(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
 	pool->id = -1;
 	INIT_LIST_HEAD(&pool->list);
 
-	pool->sharedq = kcalloc(nr_node_ids, sizeof(*pool->sharedq), gfp_mask);
-	pool->percpu = alloc_percpu_gfp(struct qmempool_percpu, gfp_mask);
-	if (!pool->sharedq || !pool->percpu)
+	if (!qmempool_alloc_queues(pool, gfp_mask)) {
+		pr_err("%s: out of memory for the queues\n", __func__);
 		goto fail;
-	for_each_node(node) {
-		pool->sharedq[node] = alf_queue_alloc_flags(sharedq_sz,
-					ALF_MP_ENQ | ALF_MC_DEQ, gfp_mask);
-		if (IS_ERR(pool->sharedq[node]))
-			goto fail;
 	}
-	for_each_possible_cpu(cpu) {
-		struct qmempool_percpu *c = per_cpu_ptr(pool->percpu, cpu);
-
-		c->localq = alf_queue_alloc_flags(localq_sz,
-						  ALF_SP_ENQ | ALF_SC_DEQ,
-						  gfp_mask);
-		if (IS_ERR(c->localq))
-			goto fail;
-	}
-
-	for (done = 0; done < prealloc; done += QMEMPOOL_BULK) {
-		unsigned int want = min_t(u32, QMEMPOOL_BULK, prealloc - done);
-		unsigned int n = kmem_cache_alloc_bulk(kmem, gfp_mask, want,
-						       objs);
-
-		if (n != want) {
-			if (n)
-				kmem_cache_free_bulk(kmem, n, objs);
-			goto fail;
-		}
-		qmempool_spill(pool, numa_mem_id(), objs, n);
-	}
-
-	ret = cpuhp_state_add_instance_nocalls(qmempool_cpuhp_state,
-					       &pool->cpuhp_node);
-	if (ret)
+	if (!qmempool_prealloc(pool, prealloc, gfp_mask)) {
+		pr_err("%s: the slab refused the preallocation of %u objects\n",
+		       __func__, prealloc);
 		goto fail;
-
-	mutex_lock(&qmempool_list_lock);
-	list_add(&pool->list, &qmempool_list);
-	mutex_unlock(&qmempool_list_lock);
-	pool->id = ida_alloc(&qmempool_ida, GFP_KERNEL);
-	if (pool->id >= 0) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "%d", pool->id);
-		pool->debugfs = debugfs_create_file(name, 0444,
-						    qmempool_debugfs_dir, pool,
-						    &qmempool_debugfs_fops);
+	}
+	ret = qmempool_register(pool);
+	if (ret) {
+		pr_err("%s: CPU hotplug registration failed: %d\n", __func__,
+		       ret);
+		goto fail;
 	}
 	return pool;
-
 fail:
 	qmempool_destroy(pool);
-nomem:
-	pr_err("%s: out of memory\n", __func__);
 	return NULL;
 }
 EXPORT_SYMBOL_GPL(qmempool_create);
@@ -464,14 +640,14 @@ void qmempool_destroy(struct qmempool *pool)
 			struct alf_queue *q = per_cpu_ptr(pool->percpu,
 							  cpu)->localq;
 
-			qmempool_drain(pool, q);
+			qmempool_drain(pool, q, true);
 			alf_queue_free(q);
 		}
 		free_percpu(pool->percpu);
 	}
 	if (pool->sharedq) {
 		for_each_node(node) {
-			qmempool_drain(pool, pool->sharedq[node]);
+			qmempool_drain(pool, pool->sharedq[node], false);
 			alf_queue_free(pool->sharedq[node]);
 		}
 		kfree(pool->sharedq);
@@ -518,4 +694,3 @@ static void __exit qmempool_exit(void)
 module_init(qmempool_init);
 module_exit(qmempool_exit);
 MODULE_DESCRIPTION("qmempool: quick queue-based memory pool in front of a kmem_cache");
-MODULE_LICENSE("GPL");
