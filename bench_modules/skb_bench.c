@@ -12,14 +12,19 @@
  *   skb/slab_reuse        build_skb() + consume_skb(): the head straight
  *                         from and back to the slab (the non-NAPI path)
  *   skb/slab_pattern256   the same 256 at a time
- *   skb/pool_reuse        skb_pool_build_skb() + consume_skb(): the head
- *                         from skb_pool_hook's qmempool and, through its
- *                         free hook, back to it
+ *   skb/pool_reuse        skb_pool_build_skb() + skb_pool_consume_skb():
+ *                         the head from skb_pool's qmempool and back to
+ *                         it at "TX completion", no hook (a driver that
+ *                         uses the pool on both sides)
  *   skb/pool_pattern256   the same 256 at a time
+ *   skb/hook_reuse        skb_pool_build_skb() + consume_skb(): back to
+ *                         the pool through skb_pool_hook's free hook
+ *   skb/hook_pattern256   the same 256 at a time
  *
- * The pool cases run when skb_pool_hook is loaded (found with symbol_get(),
- * no dependency); its free hook is off for the other cases, so the slab
- * path is the kernel's own, and on again when the module is done.
+ * The pool cases run when skb_pool is loaded, the hook cases when
+ * skb_pool_hook is too (found with symbol_get(), no dependency).  The
+ * hook is off for the other cases, so the slab path is the kernel's own,
+ * and as it was when the module is done.
  *
  * Each skb gets its own 1 KiB buffer of one compound page, as a driver's
  * page-split RX buffers, with skb_reserve(NET_SKB_PAD) and a 60-byte
@@ -37,6 +42,7 @@
 #include <linux/skb_pool.h>
 #include <linux/skbuff.h>
 #include <qmp/time_bench.h>
+#include <qmp/version.h>
 
 TIME_BENCH_MODULE_PARAMS(1000000, 5);
 
@@ -51,11 +57,13 @@ struct skb_bench {
 };
 
 /* Where a case's heads come from; a constant in each specialised case */
-enum skb_source { NAPI, SLAB, POOL };
+enum skb_source { NAPI, SLAB, POOL, HOOK };
 
-/* skb_pool_hook's, when it is loaded */
+/* skb_pool's and skb_pool_hook's, when they are loaded */
 static struct sk_buff *(*pool_build_skb)(void *data, unsigned int frag_size);
+static void (*pool_consume_skb)(struct sk_buff *skb, int budget);
 static int (*pool_set_hook)(bool on);
+static bool (*pool_hook_enabled)(void);
 
 static __always_inline struct sk_buff *rx_skb(struct skb_bench *b,
 					      enum skb_source s,
@@ -63,8 +71,8 @@ static __always_inline struct sk_buff *rx_skb(struct skb_bench *b,
 {
 	void *data = b->buf + i * BUF_SIZE;
 	struct sk_buff *skb = s == NAPI ? napi_build_skb(data, BUF_SIZE) :
-			      s == POOL ? pool_build_skb(data, BUF_SIZE) :
-					  build_skb(data, BUF_SIZE);
+			      s == SLAB ? build_skb(data, BUF_SIZE) :
+					  pool_build_skb(data, BUF_SIZE);
 
 	if (likely(skb)) {
 		skb_reserve(skb, NET_SKB_PAD);
@@ -77,6 +85,8 @@ static __always_inline void rx_done(enum skb_source s, struct sk_buff *skb)
 {
 	if (s == NAPI)
 		napi_consume_skb(skb, NAPI_POLL_WEIGHT);
+	else if (s == POOL)
+		pool_consume_skb(skb, NAPI_POLL_WEIGHT);
 	else
 		consume_skb(skb);
 }
@@ -137,39 +147,89 @@ static int pool_pattern(struct time_bench_record *rec, void *d)
 	return rx(rec, d, POOL, PATTERN);
 }
 
+static int hook_reuse(struct time_bench_record *rec, void *d)
+{
+	return rx(rec, d, HOOK, 1);
+}
+
+static int hook_pattern(struct time_bench_record *rec, void *d)
+{
+	return rx(rec, d, HOOK, PATTERN);
+}
+
 static const struct {
 	const char *name;
 	time_bench_fn fn;
-	bool pool;		/* needs skb_pool_hook, its free hook on */
+	enum skb_source source;
 } cases[] = {
-	{ "napi_reuse", napi_reuse },
-	{ "napi_pattern256", napi_pattern },
-	{ "slab_reuse", slab_reuse },
-	{ "slab_pattern256", slab_pattern },
-	{ "pool_reuse", pool_reuse, true },
-	{ "pool_pattern256", pool_pattern, true },
+	{ "napi_reuse", napi_reuse, NAPI },
+	{ "napi_pattern256", napi_pattern, NAPI },
+	{ "slab_reuse", slab_reuse, SLAB },
+	{ "slab_pattern256", slab_pattern, SLAB },
+	{ "pool_reuse", pool_reuse, POOL },
+	{ "pool_pattern256", pool_pattern, POOL },
+	{ "hook_reuse", hook_reuse, HOOK },
+	{ "hook_pattern256", hook_pattern, HOOK },
 };
 
-/* Runs the cases; the hook is off for the kernel's paths, on for the pool */
+/* Runs the cases; the hook is on for its cases only, then as it was */
 static int run_cases(struct skb_bench *b, unsigned long n)
 {
-	bool pool = pool_build_skb;	/* both functions found, or neither */
+	bool hook_was = pool_hook_enabled && pool_hook_enabled();
 	unsigned int i;
 	int ret = 0;
 
-	if (pool)
-		ret = pool_set_hook(false);
 	for (i = 0; i < ARRAY_SIZE(cases) && !ret; i++) {
-		if (cases[i].pool && !pool)
+		enum skb_source s = cases[i].source;
+
+		if ((s >= POOL && !pool_build_skb) ||
+		    (s == HOOK && !pool_set_hook))
 			continue;
-		if (cases[i].pool)
-			ret = pool_set_hook(true);
+		if (pool_set_hook)
+			ret = pool_set_hook(s == HOOK);
 		ret = ret ?: time_bench_run("skb", cases[i].name, TB_SOFTIRQ, n,
 					    runs, cases[i].fn, b);
 	}
-	if (pool && pool_set_hook(true))
+	if (pool_set_hook && pool_set_hook(hook_was))
 		ret = ret ?: -EIO;
 	return ret;
+}
+
+/* Drop the hook's functions, then (@all) the pool's too */
+static void pool_symbols_put(bool all)
+{
+	if (pool_set_hook)
+		symbol_put(skb_pool_set_hook);
+	if (pool_hook_enabled)
+		symbol_put(skb_pool_hook_enabled);
+	pool_set_hook = NULL;
+	pool_hook_enabled = NULL;
+	if (!all)
+		return;
+	if (pool_build_skb)
+		symbol_put(skb_pool_build_skb);
+	if (pool_consume_skb)
+		symbol_put(skb_pool_consume_skb);
+	pool_build_skb = NULL;
+	pool_consume_skb = NULL;
+}
+
+/* The functions of skb_pool and skb_pool_hook, all of a module or none */
+static void pool_symbols_get(void)
+{
+	pool_build_skb = symbol_get(skb_pool_build_skb);
+	pool_consume_skb = symbol_get(skb_pool_consume_skb);
+	if (!pool_build_skb || !pool_consume_skb) {
+		pr_info("skb pool cases skipped: skb_pool is not loaded\n");
+		pool_symbols_put(true);
+		return;
+	}
+	pool_set_hook = symbol_get(skb_pool_set_hook);
+	pool_hook_enabled = symbol_get(skb_pool_hook_enabled);
+	if (!pool_set_hook || !pool_hook_enabled) {
+		pr_info("skb hook cases skipped: skb_pool_hook is not loaded\n");
+		pool_symbols_put(false);
+	}
 }
 
 static int __init skb_bench_init(void)
@@ -190,22 +250,9 @@ static int __init skb_bench_init(void)
 		return -ENOMEM;
 	}
 	b->buf = page_address(b->page);
-	pool_build_skb = symbol_get(skb_pool_build_skb);
-	pool_set_hook = symbol_get(skb_pool_set_hook);
-	if (!pool_build_skb || !pool_set_hook) {
-		pr_info("skb pool cases skipped: skb_pool_hook is not loaded\n");
-		if (pool_build_skb)
-			symbol_put(skb_pool_build_skb);
-		if (pool_set_hook)
-			symbol_put(skb_pool_set_hook);
-		pool_build_skb = NULL;
-		pool_set_hook = NULL;
-	}
+	pool_symbols_get();
 	ret = run_cases(b, n);
-	if (pool_build_skb) {
-		symbol_put(skb_pool_build_skb);
-		symbol_put(skb_pool_set_hook);
-	}
+	pool_symbols_put(true);
 	/* A failed run leaves the references of the skbs it did not free */
 	if (page_ref_count(b->page) > 1)
 		page_ref_sub(b->page, page_ref_count(b->page) - 1);
@@ -221,4 +268,3 @@ static void __exit skb_bench_exit(void)
 module_init(skb_bench_init);
 module_exit(skb_bench_exit);
 MODULE_DESCRIPTION("sk_buff head allocation paths of the kernel (time_bench)");
-MODULE_LICENSE("GPL");
