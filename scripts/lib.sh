@@ -65,6 +65,11 @@ qmp_payload() {
 	rm -rf "$payload"
 	mkdir -p "$payload"
 	(cd "$src" && find . -name '*.ko' -exec cp --parents -t "$payload" {} +)
+	# The test scripts the configuration runs, and their directories'
+	# helper scripts
+	awk '$1 == "script" { print $2 }' "$conf" | while read -r f; do
+		(cd "$src" && cp --parents -t "$payload" "$(dirname "$f")"/*.sh)
+	done
 	cp "$conf" "$payload/modules.conf"
 	cp "$QMP_SCRIPTS/guest-run" "$payload/guest-run"
 }
