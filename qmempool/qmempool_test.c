@@ -701,24 +701,33 @@ static int numa_cpu_of(int node)
 	return cpu < nr_cpu_ids ? cpu : -1;
 }
 
+/* Two nodes with online CPUs (and memory: the slab allocates there) */
+static bool numa_two_nodes(int *na, int *nb)
+{
+	int node;
+
+	*na = NUMA_NO_NODE;
+	*nb = NUMA_NO_NODE;
+	for_each_node_state(node, N_MEMORY) {
+		if (numa_cpu_of(node) < 0)
+			continue;
+		if (*na == NUMA_NO_NODE)
+			*na = node;
+		else if (*nb == NUMA_NO_NODE)
+			*nb = node;
+	}
+	return *nb != NUMA_NO_NODE;
+}
+
 static void test_numa_node_local(struct qmp_test *t)
 {
-	int node, na = NUMA_NO_NODE, nb = NUMA_NO_NODE, ca = -1, cb = -1;
+	int na, nb, ca = -1, cb = -1;
 	struct kmem_cache *c;
 	struct numa_work *w;
 	struct qmempool *pool;
 	unsigned int queued;
 
-	/* Two nodes with online CPUs (and memory: the slab allocates there) */
-	for_each_node_state(node, N_MEMORY) {
-		if (numa_cpu_of(node) < 0)
-			continue;
-		if (na == NUMA_NO_NODE)
-			na = node;
-		else if (nb == NUMA_NO_NODE)
-			nb = node;
-	}
-	if (nb == NUMA_NO_NODE) {
+	if (!numa_two_nodes(&na, &nb)) {
 		qmp_test_skip(t, "needs 2 NUMA nodes with CPUs and memory");
 		return;
 	}
@@ -764,6 +773,106 @@ static void test_numa_node_local(struct qmp_test *t)
 	destroy_and_check(t, pool, c, 0);
 out:
 	kfree(w);
+	kmem_cache_destroy(c);
+}
+
+/*
+ * A refill from the slab may bring another node's objects: SLUB takes a
+ * remote node's partial slab when the CPU's own node has none.  Node B's
+ * CPU leaves partial slabs behind (allocates 512, frees every other one);
+ * node A's CPU, with no slab of its own yet, then allocates through the
+ * pool: whatever it gets, its local queue must hold node A's objects only.
+ */
+#define PARTIAL_OBJS	512
+
+struct partial_work {
+	struct work_struct work;
+	struct kmem_cache *c;
+	void *objs[PARTIAL_OBJS];
+};
+
+static void partial_fn(struct work_struct *work)
+{
+	struct partial_work *w = container_of(work, struct partial_work, work);
+	unsigned int i;
+
+	for (i = 0; i < PARTIAL_OBJS; i++)
+		w->objs[i] = kmem_cache_alloc(w->c, GFP_KERNEL);
+	for (i = 0; i < PARTIAL_OBJS; i += 2) {
+		kmem_cache_free(w->c, w->objs[i]);
+		w->objs[i] = NULL;
+	}
+}
+
+/* On node A's CPU: one allocation, so that a refill stashes 15 */
+static void alloc_one_fn(struct work_struct *work)
+{
+	struct numa_work *w = container_of(work, struct numa_work, work);
+
+	w->objs[0] = qmempool_alloc(w->pool, GFP_KERNEL);
+}
+
+static void test_numa_refill_remote(struct qmp_test *t)
+{
+	struct partial_work *pw = NULL;
+	struct numa_work *w = NULL;
+	struct kmem_cache *c;
+	struct qmempool *pool;
+	unsigned int i, n, wrong = 0, local = 0, to_b;
+	void *objs[QMEMPOOL_BULK];
+	int na, nb, ca;
+
+	if (!numa_two_nodes(&na, &nb)) {
+		qmp_test_skip(t, "needs 2 NUMA nodes with CPUs and memory");
+		return;
+	}
+	ca = numa_cpu_of(na);
+	c = test_cache(t);
+	pw = kzalloc(sizeof(*pw), GFP_KERNEL);
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!c || !QMP_EXPECT(t, pw && w, "out of memory"))
+		goto out;
+	pool = qmempool_create(64, 256, 0, c, GFP_KERNEL);
+	if (!QMP_EXPECT(t, pool, "create"))
+		goto out;
+	pw->c = c;
+	INIT_WORK_ONSTACK(&pw->work, partial_fn);
+	schedule_work_on(numa_cpu_of(nb), &pw->work);
+	flush_work(&pw->work);
+	destroy_work_on_stack(&pw->work);
+	/* CPU B's slabs and per-CPU partial slabs onto node B's list */
+	kmem_cache_shrink(c);
+
+	w->pool = pool;
+	INIT_WORK_ONSTACK(&w->work, alloc_one_fn);
+	schedule_work_on(ca, &w->work);
+	flush_work(&w->work);
+	destroy_work_on_stack(&w->work);
+	QMP_EXPECT(t, w->objs[0], "allocation failed");
+	/* Nobody else uses the pool: look into node A's CPU's local queue */
+	while ((n = alf_sc_dequeue(per_cpu_ptr(pool->percpu, ca)->localq,
+				   objs, ARRAY_SIZE(objs)))) {
+		for (i = 0; i < n; i++) {
+			wrong += page_to_nid(virt_to_page(objs[i])) != na;
+			local += page_to_nid(virt_to_page(objs[i])) == na;
+		}
+		kmem_cache_free_bulk(c, n, objs);
+	}
+	to_b = qmempool_cached_node(pool, nb);
+	qmp_test_diag(t, "a refill on CPU %d (node %d): %u node-%d objects stashed locally, %u sent to node %d's queue",
+		      ca, na, local, na, to_b, nb);
+	QMP_EXPECT(t, !wrong, "%u objects of another node in CPU %d's local queue",
+		   wrong, ca);
+	kmem_cache_free(c, w->objs[0]);
+	for (i = 0; i < PARTIAL_OBJS; i++)
+		if (pw->objs[i])
+			kmem_cache_free(c, pw->objs[i]);
+	destroy_and_check(t, pool, c, 0);
+	if (!wrong && !to_b)
+		qmp_test_skip(t, "the slab handed out no remote object this time");
+out:
+	kfree(w);
+	kfree(pw);
 	kmem_cache_destroy(c);
 }
 
@@ -1231,6 +1340,7 @@ static const struct qmp_test_case qmempool_cases[] = {
 	{ "cross_cpu", test_cross_cpu },
 	{ "cpu_offline", test_cpu_offline },
 	{ "numa_node_local", test_numa_node_local },
+	{ "numa_refill_remote", test_numa_refill_remote },
 	{ "slab_failure", test_slab_failure },
 	{ "stress_all_contexts", test_stress_all_contexts },
 	{ "stress_cpu_hotplug", test_stress_cpu_hotplug },
