@@ -20,6 +20,19 @@ qmp_die()  { printf '%s: error: %s\n' "$QMP_PROG" "$*" >&2; exit 1; }
 # Seconds since the script started, for progress messages ("12s").
 qmp_elapsed() { printf '%ds' "$SECONDS"; }
 
+# A run as root gives what it wrote under build/ back to the user who
+# invoked it (SUDO_UID) or, without sudo, to the owner of the checkout, so
+# that `make lint` or `make clean` work as that user afterwards.  The
+# scripts that write there run it on exit.
+qmp_return_build() {
+	local uid gid
+	[ "$(id -u)" -eq 0 ] && [ -d "$QMP_TOP/build" ] || return 0
+	uid=${SUDO_UID:-$(stat -c %u "$QMP_TOP")}
+	gid=${SUDO_GID:-$(stat -c %g "$QMP_TOP")}
+	[ "$uid" -ne 0 ] || return 0
+	chown -R "$uid:$gid" "$QMP_TOP/build" || true
+}
+
 qmp_need_root() {
 	[ "$(id -u)" -eq 0 ] || qmp_die "must run as root"
 }
