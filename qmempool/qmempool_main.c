@@ -15,6 +15,8 @@
 #include <linux/nodemask.h>
 #include <linux/qmempool.h>
 #include <linux/seq_file.h>
+#include <linux/shrinker.h>
+#include <linux/version.h>
 #include <qmp/cache_info.h>
 #include <qmp/version.h>
 
@@ -348,6 +350,129 @@ static int qmempool_cpu_dead(unsigned int cpu, struct hlist_node *node)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Memory pressure                                                     */
+
+/* On one CPU: its local queue back to the slab (the shrinker's work) */
+static void qmempool_drain_local(struct work_struct *work)
+{
+	struct qmempool_percpu *c = container_of(work, struct qmempool_percpu,
+						 drain);
+	void *objs[QMEMPOOL_BULK];
+	unsigned int n;
+
+	do {
+		local_bh_disable();	/* the local queue's exclusion */
+		/* A work of a CPU gone offline runs elsewhere: not ours */
+		n = c == this_cpu_ptr(c->pool->percpu) ?
+		    alf_sc_dequeue(c->localq, objs, QMEMPOOL_BULK) : 0;
+		local_bh_enable();
+		qmempool_slab_free(c->pool, objs, n);
+	} while (n);
+}
+
+/* Objects @pool caches for @node: its shared queue and its CPUs' queues */
+static unsigned long qmempool_node_cached(struct qmempool *pool, int node)
+{
+	unsigned long n = qmempool_cached_node(pool, node);
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (cpu_to_mem(cpu) == node || !pool->numa)
+			n += qmempool_cached_cpu(pool, cpu);
+	return n;
+}
+
+static unsigned long qmempool_shrink_count(struct shrinker *shrinker,
+					   struct shrink_control *sc)
+{
+	struct qmempool *pool;
+	unsigned long n = 0;
+
+	if (!mutex_trylock(&qmempool_list_lock))
+		return 0;
+	list_for_each_entry(pool, &qmempool_list, list)
+		n += qmempool_node_cached(pool, sc->nid);
+	mutex_unlock(&qmempool_list_lock);
+	return n;
+}
+
+/*
+ * The shared queue of the node under pressure first, synchronously; then
+ * each online CPU of that node empties its local queue (a CPU's queue is
+ * only ever dequeued on that CPU), asynchronously: those are counted the
+ * next time.
+ */
+static unsigned long qmempool_shrink_scan(struct shrinker *shrinker,
+					  struct shrink_control *sc)
+{
+	struct alf_queue *q;
+	struct qmempool *pool;
+	void *objs[QMEMPOOL_BULK];
+	unsigned long freed = 0;
+	unsigned int n;
+	int cpu;
+
+	if (!mutex_trylock(&qmempool_list_lock))
+		return SHRINK_STOP;
+	list_for_each_entry(pool, &qmempool_list, list) {
+		q = sharedq_of(pool, pool->numa ? sc->nid : numa_mem_id());
+		while (freed < sc->nr_to_scan &&
+		       (n = alf_mc_dequeue(q, objs, QMEMPOOL_BULK))) {
+			qmempool_slab_free(pool, objs, n);
+			freed += n;
+		}
+		for_each_online_cpu(cpu) {
+			struct qmempool_percpu *c = per_cpu_ptr(pool->percpu,
+								cpu);
+
+			if ((!pool->numa || cpu_to_mem(cpu) == sc->nid) &&
+			    !alf_queue_empty(c->localq))
+				queue_work_on(cpu, system_wq, &c->drain);
+		}
+	}
+	mutex_unlock(&qmempool_list_lock);
+	return freed;
+}
+
+static struct shrinker *qmempool_shrinker;
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+static int qmempool_shrinker_register(void)
+{
+	qmempool_shrinker = shrinker_alloc(SHRINKER_NUMA_AWARE, "qmempool");
+	if (!qmempool_shrinker)
+		return -ENOMEM;
+	qmempool_shrinker->count_objects = qmempool_shrink_count;
+	qmempool_shrinker->scan_objects = qmempool_shrink_scan;
+	shrinker_register(qmempool_shrinker);
+	return 0;
+}
+
+static void qmempool_shrinker_unregister(void)
+{
+	shrinker_free(qmempool_shrinker);
+}
+#else
+static struct shrinker qmempool_shrinker_s = {
+	.count_objects	= qmempool_shrink_count,
+	.scan_objects	= qmempool_shrink_scan,
+	.seeks		= DEFAULT_SEEKS,
+	.flags		= SHRINKER_NUMA_AWARE,
+};
+
+static int qmempool_shrinker_register(void)
+{
+	qmempool_shrinker = &qmempool_shrinker_s;
+	return register_shrinker(qmempool_shrinker, "qmempool");
+}
+
+static void qmempool_shrinker_unregister(void)
+{
+	unregister_shrinker(qmempool_shrinker);
+}
+#endif
+
 /**
  * qmempool_cached() - objects the pool holds right now (all queues)
  * @pool: the pool
@@ -441,8 +566,9 @@ static int qmempool_debugfs_show(struct seq_file *m, void *v)
 		   pool->obj_size, pool->localq_sz, pool->sharedq_sz);
 	seq_printf(m, "init_on_alloc %d\ninit_on_free %d\nnuma_check %d\n",
 		   want_init_on_alloc(0), want_init_on_free(), pool->numa);
-	seq_printf(m, "cached %lu\ncached_local %lu\ncached_shared %lu\n",
-		   local + shared, local, shared);
+	seq_printf(m, "cached %lu\ncached_local %lu\ncached_shared %lu\nbytes %lu\n",
+		   local + shared, local, shared,
+		   (local + shared) * pool->obj_size);
 	seq_printf(m, "alloc_fast %lu\nalloc_shared %lu\nalloc_slab %lu\nalloc_fail %lu\n",
 		   sum.alloc_fast, sum.alloc_shared, sum.alloc_slab,
 		   sum.alloc_fail);
@@ -503,6 +629,8 @@ static bool qmempool_alloc_queues(struct qmempool *pool, gfp_t gfp)
 	for_each_possible_cpu(cpu) {
 		struct qmempool_percpu *c = per_cpu_ptr(pool->percpu, cpu);
 
+		c->pool = pool;
+		INIT_WORK(&c->drain, qmempool_drain_local);
 		c->localq = alf_queue_alloc_flags(pool->localq_sz,
 						  ALF_SP_ENQ | ALF_SC_DEQ, gfp);
 		if (IS_ERR(c->localq))
@@ -637,9 +765,13 @@ void qmempool_destroy(struct qmempool *pool)
 
 	if (pool->percpu) {
 		for_each_possible_cpu(cpu) {
-			struct alf_queue *q = per_cpu_ptr(pool->percpu,
-							  cpu)->localq;
+			struct qmempool_percpu *c = per_cpu_ptr(pool->percpu,
+								cpu);
+			struct alf_queue *q = c->localq;
 
+			/* Off the list: the shrinker queues no more work */
+			if (c->pool)
+				cancel_work_sync(&c->drain);
 			qmempool_drain(pool, q, true);
 			alf_queue_free(q);
 		}
@@ -665,6 +797,11 @@ static int __init qmempool_init(void)
 	if (ret < 0)
 		return ret;
 	qmempool_cpuhp_state = ret;
+	ret = qmempool_shrinker_register();
+	if (ret) {
+		cpuhp_remove_multi_state(qmempool_cpuhp_state);
+		return ret;
+	}
 	qmempool_debugfs_dir = debugfs_create_dir("qmempool", NULL);
 	return 0;
 }
@@ -687,6 +824,7 @@ static void __exit qmempool_exit(void)
 						    &pool->cpuhp_node);
 	}
 	mutex_unlock(&qmempool_list_lock);
+	qmempool_shrinker_unregister();
 	debugfs_remove_recursive(qmempool_debugfs_dir);
 	cpuhp_remove_multi_state(qmempool_cpuhp_state);
 }

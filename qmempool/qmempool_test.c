@@ -1043,6 +1043,65 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/* Memory pressure: the shrinker gives every cached object back         */
+
+/* echo 2 > /proc/sys/vm/drop_caches: every shrinker of every node runs */
+static int drop_slab_caches(void)
+{
+	struct file *f = filp_open("/proc/sys/vm/drop_caches", O_WRONLY, 0);
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_write(f, "2\n", 2, &pos);
+	filp_close(f, NULL);
+	return n == 2 ? 0 : n < 0 ? n : -EIO;
+}
+
+static void test_shrinker(struct qmp_test *t)
+{
+	const unsigned int n = 400;
+	struct kmem_cache *c = test_cache(t);
+	struct qmempool *pool = NULL;
+	unsigned long before;
+	unsigned int i, waited;
+	void **objs;
+
+	objs = kcalloc(n, sizeof(*objs), GFP_KERNEL);
+	if (!c || !QMP_EXPECT(t, objs, "out of memory"))
+		goto out;
+	pool = qmempool_create(64, 256, 0, c, GFP_KERNEL);
+	if (!QMP_EXPECT(t, pool, "create"))
+		goto out;
+	/* Both layers full: 400 frees on one CPU */
+	migrate_disable();
+	for (i = 0; i < n; i++)
+		objs[i] = qmempool_alloc(pool, GFP_KERNEL);
+	for (i = 0; i < n; i++)
+		qmempool_free(pool, objs[i]);
+	migrate_enable();
+	before = qmempool_cached(pool);
+	QMP_EXPECT(t, before > 256, "only %lu objects cached", before);
+	if (!QMP_EXPECT(t, !drop_slab_caches(), "writing drop_caches failed"))
+		goto destroy;
+	/* The local queues are emptied by works on their CPUs */
+	for (waited = 0; qmempool_cached(pool) && waited < 5000; waited += 10)
+		msleep(10);
+	QMP_EXPECT(t, !qmempool_cached(pool),
+		   "%lu of %lu cached objects left after drop_caches",
+		   qmempool_cached(pool), before);
+	expect_slab(t, c, 0, "after drop_caches");
+	qmp_test_diag(t, "%lu cached objects given back in %u ms", before,
+		      waited);
+destroy:
+	destroy_and_check(t, pool, c, 0);
+out:
+	kfree(objs);
+	kmem_cache_destroy(c);
+}
+
+/* ------------------------------------------------------------------ */
 /* Stress: threads, softirq timers, hardirq timers, CPU hotplug        */
 
 #define STRESS_HOLD	48	/* objects one actor holds at most */
@@ -1342,6 +1401,7 @@ static const struct qmp_test_case qmempool_cases[] = {
 	{ "numa_node_local", test_numa_node_local },
 	{ "numa_refill_remote", test_numa_refill_remote },
 	{ "slab_failure", test_slab_failure },
+	{ "shrinker", test_shrinker },
 	{ "stress_all_contexts", test_stress_all_contexts },
 	{ "stress_cpu_hotplug", test_stress_cpu_hotplug },
 	QMP_MISUSE_CASE,

@@ -61,6 +61,10 @@
  * CPU hotplug: when a CPU dies, its local queue is moved to the shared
  * queue of its node (the surplus to the slab).
  *
+ * Memory pressure: a shrinker (one for all pools, per node) gives the
+ * shared queue of the node under pressure back to the slab, then has each
+ * CPU of that node empty its own local queue (a work item on that CPU).
+ *
  * Observability: /sys/kernel/debug/qmempool/<id> (per-CPU counters).
  */
 #ifndef _LINUX_QMEMPOOL_H
@@ -75,6 +79,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/topology.h>
+#include <linux/workqueue.h>
 
 #ifdef CONFIG_PREEMPT_RT
 #error "qmempool does not support PREEMPT_RT kernels (see the top of this file)"
@@ -112,6 +117,8 @@ struct qmempool_stats {
 struct qmempool_percpu {
 	struct alf_queue *localq;
 	struct qmempool_stats stats;
+	struct work_struct drain;	/* the shrinker's, on this CPU */
+	struct qmempool *pool;		/* for the drain work */
 };
 
 /**
