@@ -383,6 +383,15 @@ static unsigned int consume_build(struct consume_run *c)
 	return i;
 }
 
+/* Every reference an skb took on the buffer page was put */
+static void expect_page_refs(struct qmp_test *t, struct consume_run *c,
+			     int refs)
+{
+	QMP_EXPECT(t, page_ref_count(c->page) == refs,
+		   "buffer page: %d references after the consumes, %d before the builds",
+		   page_ref_count(c->page), refs);
+}
+
 static void test_consume_plain(struct qmp_test *t)
 {
 	struct qmempool *pool = skb_pool_get_pool();
@@ -412,9 +421,7 @@ static void test_consume_plain(struct qmp_test *t)
 	local_bh_enable();
 	QMP_EXPECT(t, n == CONSUME_SKBS, "built %u of %u skbs", n, CONSUME_SKBS);
 	expect_back(t, "skb_pool_consume_skb()", found, local);
-	QMP_EXPECT(t, page_ref_count(c.page) == refs,
-		   "buffer page: %d references after the consumes, %d before the builds",
-		   page_ref_count(c.page), refs);
+	expect_page_refs(t, &c, refs);
 	QMP_EXPECT(t, c.destructed == n / 2, "%u destructors ran for %u set",
 		   c.destructed, n / 2);
 out:
@@ -472,9 +479,7 @@ static void test_consume_not_plain(struct qmp_test *t)
 		napi_consume_skb(clone, NAPI_POLL_WEIGHT);
 	local_bh_enable();
 	QMP_EXPECT(t, n >= 4 && clone, "built only %u skbs", n);
-	QMP_EXPECT(t, page_ref_count(c.page) == refs,
-		   "buffer page: %d references after the consumes, %d before the builds",
-		   page_ref_count(c.page), refs);
+	expect_page_refs(t, &c, refs);
 out:
 	QMP_EXPECT(t, !skb_pool_set_hook(was_on), "hook back as it was");
 	__free_page(c.page);
