@@ -13,6 +13,12 @@
 #   make deps            install everything the build and the tests need
 #   make lint            checkpatch.pl on every source file
 #   make user-check      only the user-space tests of the ALF queue
+#   make deb             the Debian package qmempool-dkms_<VERSION>_all.deb in
+#                        build/deb/ (debian/, dh --with dkms; DEB_DIR=<dir>)
+#   make dkms-install    this tree in DKMS as qmempool/<VERSION> (root): copied
+#                        to /usr/src/qmempool-<VERSION>, built and installed for
+#                        every kernel with headers (DKMS_KERNELS="<k>..." some)
+#   make dkms-remove     dkms remove --all of what dkms-install added (root)
 #   make clean
 #
 # KDIR defaults to the running kernel's build directory, else the newest
@@ -24,6 +30,7 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
 .PHONY: all modules clean check bench deps lint user-check modules_install help
+.PHONY: deb dkms-install dkms-remove
 
 all: modules
 
@@ -59,5 +66,18 @@ lint:
 user-check:
 	$(MAKE) -C $(TOP)/alf_queue/user check
 
+# The Debian package, and DKMS from this tree (scripts/pkg/)
+DEB_DIR ?= $(TOP)/build/deb
+DKMS_KERNELS ?=
+
+deb:
+	$(TOP)/scripts/pkg/mkdeb $(DEB_DIR)
+
+dkms-install:
+	$(TOP)/scripts/pkg/dkms-tree install $(DKMS_KERNELS)
+
+dkms-remove:
+	$(TOP)/scripts/pkg/dkms-tree remove
+
 help:
-	@sed -n '3,20s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '3,/^$$/s/^# \{0,1\}//p' $(TOP)/Makefile
