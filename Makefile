@@ -19,6 +19,7 @@
 #                        to /usr/src/qmempool-<VERSION>, built and installed for
 #                        every kernel with headers (DKMS_KERNELS="<k>..." some)
 #   make dkms-remove     dkms remove --all of what dkms-install added (root)
+#   make pkg-journey     the package's journey: install, boot, purge (root)
 #   make clean
 #
 # KDIR defaults to the running kernel's build directory, else the newest
@@ -30,7 +31,7 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
 .PHONY: all modules clean check bench deps lint user-check modules_install help
-.PHONY: deb dkms-install dkms-remove
+.PHONY: deb dkms-install dkms-remove pkg-journey
 
 all: modules
 
@@ -66,7 +67,8 @@ lint:
 user-check:
 	$(MAKE) -C $(TOP)/alf_queue/user check
 
-# The Debian package, and DKMS from this tree (scripts/pkg/)
+# The Debian package, DKMS from this tree (scripts/pkg/), the journey of
+# the package through a guest of every kernel (scripts/pkg-journey)
 DEB_DIR ?= $(TOP)/build/deb
 DKMS_KERNELS ?=
 
@@ -78,6 +80,9 @@ dkms-install:
 
 dkms-remove:
 	$(TOP)/scripts/pkg/dkms-tree remove
+
+pkg-journey:
+	$(TOP)/scripts/pkg-journey
 
 help:
 	@sed -n '3,/^$$/s/^# \{0,1\}//p' $(TOP)/Makefile
