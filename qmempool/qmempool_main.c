@@ -16,7 +16,6 @@
 #include <linux/qmempool.h>
 #include <linux/seq_file.h>
 #include <linux/shrinker.h>
-#include <linux/version.h>
 #include <qmp/cache_info.h>
 #include <qmp/version.h>
 
@@ -437,7 +436,7 @@ static unsigned long qmempool_shrink_scan(struct shrinker *shrinker,
 
 static struct shrinker *qmempool_shrinker;
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#ifdef HAVE_SHRINKER_ALLOC	/* 6.7+, set by Kbuild */
 static int qmempool_shrinker_register(void)
 {
 	qmempool_shrinker = shrinker_alloc(SHRINKER_NUMA_AWARE, "qmempool");

@@ -1086,8 +1086,8 @@ static void test_shrinker(struct qmp_test *t)
 	if (!QMP_EXPECT(t, !drop_slab_caches(), "writing drop_caches failed"))
 		goto destroy;
 	/* The local queues are emptied by works on their CPUs */
-	for (waited = 0; qmempool_cached(pool) && waited < 5000; waited += 10)
-		msleep(10);
+	for (waited = 0; qmempool_cached(pool) && waited < 5000; waited += 20)
+		msleep(20);
 	QMP_EXPECT(t, !qmempool_cached(pool),
 		   "%lu of %lu cached objects left after drop_caches",
 		   qmempool_cached(pool), before);
