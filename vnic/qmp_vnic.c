@@ -1059,8 +1059,9 @@ static void vnic_get_strings(struct net_device *dev, u32 sset, u8 *data)
 
 	if (sset != ETH_SS_STATS)
 		return;
-	for (s = 0; s < VNIC_NSTATS; s++)
-		ethtool_sprintf(&data, "%s", vnic_stat_names[s]);
+	/* ethtool_puts() is 6.8+ */
+	for (s = 0; s < VNIC_NSTATS; s++, data += ETH_GSTRING_LEN)
+		strscpy(data, vnic_stat_names[s], ETH_GSTRING_LEN);
 	for (i = 0; i < p->nq; i++)
 		for (s = 0; s < VNIC_NSTATS; s++)
 			ethtool_sprintf(&data, "q%u_%s", i,
