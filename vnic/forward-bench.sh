@@ -1,0 +1,541 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# forward-bench.sh [count=N] [runs=R] [tests=LIST] [flows=F] [warmup=W]
+#                  [clock=time|icount|tcg] [profile=LIST] [period=P]
+#                  [timeout=S]
+#
+# Forwarding benchmarks of qmp_vnic.ko, stock against pool, in the guest
+# (scripts/guest-run's "script" kind, after alf_queue.ko, qmempool.ko,
+# skb_pool.ko and, where built, skb_pool_hook.ko were loaded).  It loads
+# qmp_vnic.ko (next to this script) with the parameters of each test and
+# unloads it.  The tests (LIST: a comma-separated subset, default all):
+#
+#   drop           N frames on vnic0 dropped early, in nftables' raw
+#                  table (table ip raw, prerouting hook); 1 queue
+#   forward        N frames forwarded vnic0 -> route -> vnic1, one flow,
+#                  TX completion (which frees the skb) on the RX CPU
+#   forward_txcpu  the same with every TX completion on another CPU
+#                  (tx_cpu=, the last online CPU; skipped on 1 CPU)
+#   multiflow      F (default 64) flows over one queue per online CPU,
+#                  every CPU forwarding at once
+#
+# each in mode "stock" (napi_build_skb() and napi_consume_skb(); the skb
+# pool's free hook off) and in mode "pool" (skb_pool_build_skb() and
+# skb_pool_consume_skb(); the free hook on where skb_pool_hook.ko is
+# loaded, so the heads that nftables frees go back to the pool too).
+# Per test and mode: a warm-up of W frames (default 10000), then R runs
+# (default 3) of N frames (default 100000), each wrapped in
+#   perf stat -a -A -x, -D -1 --control fifo:... -e <events>
+# the events enabled just before the frames are requested and disabled
+# when they are all done: generated, and dropped, or forwarded and
+# completed by vnic1 (or counted as dropped on the way).  Every frame
+# must be accounted for, else the case fails and the script exits 1.
+#
+# The figure: "ns" per frame is the CPU time the frames took, from perf's
+# task-clock, divided by N, the median of the R runs.  It holds the
+# generation of the frames by vnic0 (the "hardware"), the stack, the TX
+# completion, and the run's own overhead, the same in both modes (the
+# polling of rx_pending every 0.1 s, perf's control, reading the idle
+# times: a few million instructions per run, some 75 per frame at
+# N=100000):
+#   - with -a perf counts every CPU's whole time, idle included (a 2-CPU
+#     guest sleeping 1 s has 2000 msec of task-clock), so each CPU's idle
+#     time in the run is subtracted: the tick's own idle accounting
+#     (/proc/timer_list, idle_sleeptime + iowait_sleeptime; every CPU
+#     woken through vm.stat_refresh right before it is read so that no
+#     idle period is left open), which ends an idle period at every
+#     interrupt: softirq work on an otherwise idle CPU counts as busy;
+#   - clock=time (default, hosts) and clock=tcg (plain TCG, the same, but
+#     the time is emulated: host time spent emulating the guest, not a
+#     figure to quote): the busy time summed over the CPUs (perf's
+#     task-clock minus idle);
+#   - clock=icount (QEMU -icount shift=0,sleep=off): the guest clock
+#     advances 1 ns per guest instruction, so the figure is INSTRUCTIONS
+#     per frame, not time.  With several vCPUs the clock is shared: it
+#     advances with every vCPU's instructions, so a CPU's busy time holds
+#     the instructions of all the CPUs that ran meanwhile, and the sum
+#     would count them twice; then the figure is the busiest CPU's busy
+#     time, which is every vCPU's instructions in the run as long as that
+#     CPU is busy throughout, as the RX CPUs are here (it can only miss
+#     work done while that CPU idles, e.g. completions after the last
+#     frame was generated).  With one vCPU both are the same.
+# "packets/s" is N over the busiest CPU's busy time: the rate of the CPU
+# that limits it (under icount: at one instruction per ns).  Cycles
+# (and instructions, cache misses, iTLB misses) are counted only where
+# `perf stat -e cycles true` works, i.e. on a host with a PMU; under QEMU
+# TCG perf has software events only, and the line says cycles=-.
+#
+# profile=LIST (tests, comma-separated; default none): after the runs of
+# each of these tests and modes, one more run of N frames under
+#   perf record -a -e cpu-clock -c P (default P=100000 ns: under icount
+#   a sample every 100000 instructions)
+# and the symbols with at least 0.2% of the samples (perf report --sort
+# sym), as
+#   # profile: fwd/<test>_<mode> samples=<S> sym=<symbol> period=P n=N
+# lines, from which scripts/bench-report makes the per-function cost of
+# each mode (a function's share of the samples outside the idle loop
+# times the mode's figure) and their difference.  The sampling's own cost
+# is in the profile run only, never in the result lines.
+#
+# Output, per test and mode: a KTAP result, the runs as "#" lines, and
+#   time_bench: fwd/<test>_<mode> ns=<median> ns_min=<best run> cycles=<per
+#     frame|-> n=<N> runs=<R> cpus=<CPUs used> ctx=softirq
+#   # perf: fwd/<test>_<mode>: <the perf stat counts of the median run>
+#   # fwd: fwd/<test>_<mode> pps=... busy_ms=... task_clock_ms=... ...
+# (scripts/bench-line.re; the lines reach the console prefixed with
+# "forward_bench: ", which scripts/bench-report strips).  Addresses as in
+# vnic-test.sh: vnic0 198.18.0.1/24, vnic1 198.19.0.1/24 and a permanent
+# neighbour 198.19.0.2, the frames' destination (UDP port 9).
+
+DIR=$(cd "$(dirname "$0")" && pwd)
+SELF=$DIR/$(basename "$0")
+KO=$DIR/qmp_vnic.ko
+DBG=/sys/kernel/debug/qmp_vnic
+HOOK=/sys/module/skb_pool_hook/parameters/hook
+PEER=02:51:4d:50:ff:fe		# the frames' source MAC, vnic1's neighbour
+
+# ---- counters ----------------------------------------------------------
+
+# vsum DEV NAME...: the sum of totals of DEV's debugfs stats
+vsum() {
+	vs_dev=$1
+	shift
+	awk -v k=" $* " 'BEGIN { v = 0 } $1 == "queue" { exit }
+		index(k, " " $1 " ") { v += $2 } END { printf "%.0f\n", v }' \
+		"$DBG/$vs_dev/stats" 2>/dev/null
+}
+# qdrops DEV: packets dropped by DEV's qdiscs (the root sums its children)
+qdrops() {
+	tc -s qdisc show dev "$1" 2>/dev/null | awk 'BEGIN { v = 0 } /^qdisc/ { root = / root/ }
+		root && /dropped/ { sub(/.*dropped /, ""); sub(/,.*/, ""); v = $0; exit }
+		END { print v + 0 }'
+}
+# snmp NAME: the IPv4 MIB counter NAME (/proc/net/snmp, "Ip:" lines)
+snmp() {
+	awk -v k="$1" '$1 == "Ip:" { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 }
+		else print $c[k] }' /proc/net/snmp
+}
+# nft_count: packets counted by the early-drop rule
+nft_count() {
+	nft list chain ip raw prerouting 2>/dev/null | awk 'BEGIN { v = 0 }
+		/counter packets/ { for (i = 1; i < NF; i++) if ($i == "packets") v = $(i + 1) }
+		END { print v }'
+}
+# fwd_done EXPECTED Q0: frames vnic1 is done with (completed, or dropped
+# by its TX path) and, only when those fall short of EXPECTED, plus the
+# drops of its qdisc since they were Q0
+fwd_done() {
+	fd_n=$(vsum vnic1 tx_completed tx_dropped)
+	[ "$fd_n" -ge "$1" ] || fd_n=$((fd_n + $(qdrops vnic1) - $2))
+	echo "$fd_n"
+}
+# idle_snapshot: "cpu:ns ..." every online CPU's idle time so far.  The
+# tick adds an idle period to idle_sleeptime when it ends: stat_refresh
+# runs a work item on every CPU first, which ends them all.
+idle_snapshot() {
+	echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null
+	awk '$1 == "cpu:" { c = $2 }
+		$1 == ".idle_sleeptime" || $1 == ".iowait_sleeptime" { v[c] += $3 }
+		END { for (c in v) printf "%s:%.0f ", c, v[c] }' /proc/timer_list
+}
+
+# wait_done KIND EXPECTED Q0 TIMEOUT: until every requested frame is
+# generated and (KIND forward) fwd_done EXPECTED Q0 reaches EXPECTED; 1
+# after TIMEOUT seconds, or if that count did not move for 2 s
+wait_done() {
+	wd_left=$(($4 * 10)) wd_last=-1 wd_same=0
+	while :; do
+		read -r wd_rx <"$DBG/vnic0/rx_pending"
+		wd_tx=0
+		[ "$1" = drop ] || read -r wd_tx <"$DBG/vnic1/tx_pending"
+		if [ "$wd_rx" = 0 ] && [ "$wd_tx" = 0 ]; then
+			[ "$1" = drop ] && return 0
+			wd_n=$(fwd_done "$2" "$3")
+			[ "$wd_n" -lt "$2" ] || return 0
+			if [ "$wd_n" -eq "$wd_last" ]; then
+				wd_same=$((wd_same + 1))
+				[ "$wd_same" -lt 20 ] || return 1
+			else
+				wd_same=0
+			fi
+			wd_last=$wd_n
+		fi
+		wd_left=$((wd_left - 1))
+		[ "$wd_left" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+# The measured window, run by perf stat as its workload (started with
+# the events disabled): __window TMP KIND N EXPECTED Q0 TIMEOUT
+if [ "${1:-}" = __window ]; then
+	echo enable >"$2/ctl" && read -r _ <"$2/ack" || exit 2
+	echo "idle0 $(idle_snapshot)"
+	echo "$4" >"$DBG/vnic0/rx_count"
+	wait_done "$3" "$5" "$6" "$7"
+	rc=$?
+	echo "idle1 $(idle_snapshot)"
+	echo disable >"$2/ctl" && read -r _ <"$2/ack"
+	exit "$rc"
+fi
+
+COUNT=100000			# frames per run
+RUNS=3
+TESTS=drop,forward,forward_txcpu,multiflow
+FLOWS=64			# multiflow's flows
+WARMUP=10000			# frames before the runs of each mode
+CLOCK="time"
+PROFILE=
+PERIOD=100000			# ns between perf record's samples
+TIMEOUT=600			# seconds a run may take
+for arg; do
+	case $arg in
+	count=*) COUNT=${arg#count=} ;;
+	runs=*) RUNS=${arg#runs=} ;;
+	tests=*) TESTS=${arg#tests=} ;;
+	flows=*) FLOWS=${arg#flows=} ;;
+	warmup=*) WARMUP=${arg#warmup=} ;;
+	clock=*) CLOCK=${arg#clock=} ;;
+	profile=*) PROFILE=$(echo "${arg#profile=}" | tr , ' ') ;;
+	period=*) PERIOD=${arg#period=} ;;
+	timeout=*) TIMEOUT=${arg#timeout=} ;;
+	*) echo "forward-bench.sh: unknown argument '$arg'" >&2; exit 2 ;;
+	esac
+done
+case $CLOCK in time | icount | tcg) ;; *) echo "forward-bench.sh: clock=time|icount|tcg" >&2; exit 2 ;; esac
+TESTS=$(echo "$TESTS" | tr , ' ')
+for t in $TESTS $PROFILE; do
+	case $t in drop | forward | forward_txcpu | multiflow) ;;
+	*) echo "forward-bench.sh: unknown test '$t'" >&2; exit 2 ;;
+	esac
+done
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1 # $2"; }
+skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+diag() { echo "# $*"; }
+progress() { echo "forward-bench: $*" >/dev/kmsg 2>/dev/null; }
+
+# ---- set-up ------------------------------------------------------------
+
+TMP=${TMPDIR:-/tmp}/forward-bench.$$
+rm -rf "$TMP"
+mkdir -p "$TMP" && mkfifo "$TMP/ctl" "$TMP/ack" || exit 1
+hook0=
+[ -r "$HOOK" ] && read -r hook0 <"$HOOK"
+# shellcheck disable=SC2317 # run by the trap
+cleanup() {
+	nft delete table ip raw 2>/dev/null
+	rmmod qmp_vnic 2>/dev/null
+	[ -z "$hook0" ] || echo "$hook0" >"$HOOK" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+load() { # params: insmod, then the addresses, routes and the neighbour
+	insmod "$KO" "$@" || return 1
+	for d in vnic0 vnic1; do
+		[ -d "/proc/sys/net/ipv6/conf/$d" ] &&
+			echo 1 >"/proc/sys/net/ipv6/conf/$d/disable_ipv6"
+		echo 0 >"/proc/sys/net/ipv4/conf/$d/rp_filter"
+	done
+	ip link set vnic0 up && ip link set vnic1 up &&
+		ip addr add 198.18.0.1/24 dev vnic0 &&
+		ip addr add 198.19.0.1/24 dev vnic1 &&
+		ip neigh replace 198.19.0.2 lladdr "$PEER" dev vnic1 nud permanent
+}
+
+drop_rule() { # on|off: the early drop of the frames arriving on vnic0
+	nft delete table ip raw 2>/dev/null
+	[ "$1" = on ] || return 0
+	nft add table ip raw &&
+		nft add chain ip raw prerouting '{ type filter hook prerouting priority raw; policy accept; }' &&
+		nft add rule ip raw prerouting iifname vnic0 counter drop
+}
+
+# set_mode MODE: both devices, and the pool's free hook (off for stock)
+set_mode() {
+	echo "$1" >"$DBG/vnic0/mode" && echo "$1" >"$DBG/vnic1/mode" || return 1
+	[ -w "$HOOK" ] || return 0
+	if [ "$1" = pool ]; then echo 1 >"$HOOK"; else echo 0 >"$HOOK"; fi
+}
+
+# The software events everywhere, the PMU's where perf can count them
+EVENTS=task-clock,context-switches,cpu-migrations,page-faults
+for ev in cycles instructions cache-misses iTLB-load-misses; do
+	v=$(perf stat -x, -e "$ev" true 2>&1 | awk -F, -v e="$ev" '$3 == e { print $1 }')
+	case $v in '' | *[!0-9.]*) ;; *) EVENTS=$EVENTS,$ev ;; esac
+done
+
+# ---- one run -----------------------------------------------------------
+
+# snap N: the counters before a run of N frames; exp: what fwd_done
+# must reach
+snap() {
+	g0=$(vsum vnic0 rx_generated) f0=$(snmp ForwDatagrams)
+	pa0=$(vsum vnic0 rx_page_alloc)
+	if [ "$kind" = drop ]; then
+		k0=$(nft_count) q0=0 exp=0
+	else
+		k0=$(vsum vnic1 tx_completed tx_dropped) q0=$(qdrops vnic1)
+		exp=$((k0 + $1))
+	fi
+}
+
+# account N: after a run of N frames, every frame accounted for (waits
+# until vnic1 is done with them, or nothing moved for 2 s); acct says
+# what was counted
+account() {
+	if [ "$kind" = forward ]; then
+		wait_done forward "$exp" "$q0" 10
+		done_=$(($(fwd_done "$exp" "$q0") - k0))
+	else
+		last=-1 same=0
+		while :; do
+			done_=$(($(nft_count) - k0))
+			[ "$done_" -lt "$1" ] || break
+			if [ "$done_" -eq "$last" ]; then
+				same=$((same + 1))
+				[ "$same" -lt 10 ] || break
+			else
+				same=0
+			fi
+			last=$done_
+			sleep 0.2
+		done
+	fi
+	g=$(($(vsum vnic0 rx_generated) - g0)) fw=$(($(snmp ForwDatagrams) - f0))
+	pa=$(($(vsum vnic0 rx_page_alloc) - pa0))
+	if [ "$kind" = drop ]; then
+		acct="generated $g, dropped by nftables $done_, forwarded $fw"
+		[ "$g" -eq "$1" ] && [ "$done_" -eq "$1" ] && [ "$fw" -eq 0 ]
+	else
+		acct="generated $g, forwarded $fw, completed or dropped by vnic1 $done_"
+		[ "$g" -eq "$1" ] && [ "$fw" -eq "$1" ] && [ "$done_" -eq "$1" ]
+	fi
+}
+
+# measure N: one run of N frames in perf stat; sets res (key=value ...)
+# and writes the perf counts of the run to $TMP/perf.txt.  1 on failure
+# (reason in res).
+measure() {
+	snap "$1"
+	rm -f "$TMP/perf.out" "$TMP/win.out"
+	taskset -c "$pin" perf stat -a -A -x, -D -1 \
+		--control "fifo:$TMP/ctl,$TMP/ack" -e "$EVENTS" \
+		-o "$TMP/perf.out" -- sh "$SELF" __window "$TMP" "$kind" "$1" \
+		"$exp" "$q0" "$TIMEOUT" >"$TMP/win.out" 2>"$TMP/perf.err"
+	mrc=$?
+	if ! account "$1"; then
+		res="frames lost: requested $1, $acct"
+		return 1
+	fi
+	if [ "$mrc" -ne 0 ]; then
+		res="perf stat or the run failed (rc=$mrc): $(tail -n 3 "$TMP/perf.err" | tr '\n' ' ')"
+		return 1
+	fi
+	res=$(awk -F, -v n="$1" -v clock="$CLOCK" -v evs="$EVENTS" \
+		-v i0="$(sed -n 's/^idle0 //p' "$TMP/win.out")" \
+		-v i1="$(sed -n 's/^idle1 //p' "$TMP/win.out")" \
+		-v out="$TMP/perf.txt" '
+		function idle(s, a,   k, i, p) {
+			k = split(s, p, " ")
+			for (i = 1; i <= k; i++) { split(p[i], f, ":"); a[f[1]] = f[2] }
+			return k
+		}
+		BEGIN { na0 = idle(i0, a0); na1 = idle(i1, a1) }
+		/^#/ || NF < 4 { next }
+		{
+			cpu = $1; sub(/^CPU/, "", cpu)
+			if ($2 !~ /^[0-9.]+$/) { bad[$4] = $2; next }
+			tot[$4] += $2; unit[$4] = $3
+			if ($4 == "task-clock") {
+				tc[cpu] = $2 * 1e6
+				cl = cl (ntc++ ? "," : "") cpu
+			}
+		}
+		END {
+			if (!ntc || !na0 || !na1) {
+				print "error=no-task-clock-or-idle"; exit
+			}
+			for (c in tc) {
+				id = a1[c] - a0[c]; b = tc[c] - id
+				if (b < 0) b = 0
+				sum += b; tcs += tc[c]; ids += id
+				if (b >= max) { max = b; maxc = c }
+			}
+			busy = clock == "icount" ? max : sum
+			cyc = ("cycles" in tot) ? sprintf("%.3f", tot["cycles"] / n) : "-"
+			printf "ns=%.3f cycles=%s pps=%.0f busy_ms=%.3f busy_sum_ms=%.3f busiest_cpu=%s busiest_ms=%.3f task_clock_ms=%.3f idle_ms=%.3f\n",
+				busy / n, cyc, (max > 0 ? n * 1e9 / max : 0), busy / 1e6,
+				sum / 1e6, maxc, max / 1e6, tcs / 1e6, ids / 1e6
+			ne = split(evs, e, ",")
+			s = ""
+			for (i = 1; i <= ne; i++) {
+				if (e[i] in tot)
+					v = unit[e[i]] == "msec" ? sprintf("%.2f msec", tot[e[i]]) : sprintf("%.0f", tot[e[i]])
+				else
+					v = (e[i] in bad) ? bad[e[i]] : "n/a"
+				s = s (i > 1 ? ", " : "") e[i] " " v
+			}
+			print s " (summed over CPUs " cl ")" >out
+		}
+		' "$TMP/perf.out")
+	case $res in ns=*) res="$res rx_pages=$pa"; return 0 ;; esac
+	res="cannot read perf stat's output: $res $(head -c 300 "$TMP/perf.out" | tr '\n' ' ')"
+	return 1
+}
+
+# profile_run NAME N: one more run of N frames under perf record; the
+# symbols with the most samples as "# profile:" lines
+profile_run() {
+	progress "$1: perf record"
+	snap "$2"
+	rm -f "$TMP/perf.data"
+	taskset -c "$pin" perf record -a -e cpu-clock -c "$PERIOD" -B -N -q -D -1 \
+		--control "fifo:$TMP/ctl,$TMP/ack" -o "$TMP/perf.data" -- \
+		sh "$SELF" __window "$TMP" "$kind" "$2" "$exp" "$q0" "$TIMEOUT" \
+		>"$TMP/win.out" 2>"$TMP/perf.err"
+	prc=$?
+	if ! account "$2"; then
+		res="profile run: frames lost: requested $2, $acct"
+		return 1
+	fi
+	if [ "$prc" -ne 0 ]; then
+		diag "$1: profile run: perf record failed (rc=$prc): $(tail -n 3 "$TMP/perf.err" | tr '\n' ' ')"
+		return 0
+	fi
+	progress "$1: perf report"
+	perf report -i "$TMP/perf.data" --stdio --no-children --sort sym \
+		-F sample,sym --percent-limit 0.2 2>/dev/null |
+		awk -v name="$1" -v p="$PERIOD" -v n="$2" '
+			/^#/ || NF < 3 { next }
+			{
+				sym = $3; for (i = 4; i <= NF; i++) sym = sym "_" $i
+				printf "# profile: %s samples=%s sym=%s period=%s n=%s\n", name, $1, sym, p, n
+				tot += $1
+			}
+			END { if (!tot) printf "# profile: %s: no samples\n", name }'
+}
+
+# field KEY "key=value ...": the value of KEY
+field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# bench NAME MODE CPUS: warm-up, R runs, the result line of the median
+bench() {
+	bname=fwd/$1_$2
+	progress "$bname"
+	if ! set_mode "$2"; then
+		not_ok "fwd_$1_$2" "cannot set mode $2"
+		return
+	fi
+	hook=off
+	[ -r "$HOOK" ] && read -r hook <"$HOOK" && case $hook in Y | 1) hook=on ;; *) hook=off ;; esac
+	if [ "$WARMUP" -gt 0 ]; then
+		progress "$bname: warm-up"
+		snap "$WARMUP"
+		echo "$WARMUP" >"$DBG/vnic0/rx_count"
+		if ! wait_done "$kind" "$exp" "$q0" "$TIMEOUT" || ! account "$WARMUP"; then
+			not_ok "fwd_$1_$2" "warm-up: requested $WARMUP, $acct"
+			return
+		fi
+	fi
+	rm -f "$TMP"/run.*
+	r=1
+	while [ "$r" -le "$RUNS" ]; do
+		progress "$bname: run $r"
+		if ! measure "$COUNT"; then
+			diag "$bname: run $r: $res"
+			not_ok "fwd_$1_$2" "run $r: $res"
+			return
+		fi
+		echo "$res" >"$TMP/run.$r"
+		cp "$TMP/perf.txt" "$TMP/perf.$r"
+		diag "$bname: run $r: $res"
+		diag "$bname: run $r: $acct"
+		r=$((r + 1))
+	done
+	# The median run (the upper one for an even R, as time_bench.ko)
+	sorted=$(for f in "$TMP"/run.*; do echo "$(field ns "$(cat "$f")") ${f##*.}"; done | sort -n)
+	med=$(echo "$sorted" | sed -n "$((RUNS / 2 + 1))p")
+	mrun=${med#* } ns=${med% *}
+	ns_min=$(echo "$sorted" | sed -n 1p | cut -d' ' -f1)
+	mres=$(cat "$TMP/run.$mrun")
+	echo "time_bench: $bname ns=$ns ns_min=$ns_min cycles=$(field cycles "$mres") n=$COUNT runs=$RUNS cpus=$3 ctx=softirq"
+	echo "# perf: $bname: $(cat "$TMP/perf.$mrun")"
+	echo "# perf: $bname: idle $(field idle_ms "$mres") msec (tick accounting), busy $(field busy_sum_ms "$mres") msec summed, busiest CPU $(field busiest_cpu "$mres") $(field busiest_ms "$mres") msec; $(field pps "$mres") packets/s; $(field rx_pages "$mres") pages allocated by vnic0's RX rings"
+	echo "# fwd: $bname $mres run=$mrun hook=$hook clock=$CLOCK"
+	case " $PROFILE " in
+	*" $1 "*)
+		if ! profile_run "$bname" "$COUNT"; then
+			not_ok "fwd_$1_$2" "$res"
+			return
+		fi
+		;;
+	esac
+	ok "fwd_$1_$2"
+}
+
+# ---- the document ------------------------------------------------------
+
+planned=0
+for t in $TESTS; do planned=$((planned + 2)); done
+echo "KTAP version 1"
+echo "1..$planned"
+for f in /proc/sys/net/ipv6/conf/default/disable_ipv6 \
+	/proc/sys/net/ipv6/conf/all/disable_ipv6; do
+	[ -f "$f" ] && echo 1 >"$f"
+done
+echo 0 >/proc/sys/net/ipv4/conf/all/rp_filter
+echo 0 >/proc/sys/net/ipv4/conf/default/rp_filter
+echo 1 >/proc/sys/net/ipv4/ip_forward
+rmmod qmp_vnic 2>/dev/null
+online=$(grep -c ^processor /proc/cpuinfo)
+last_cpu=$(sed 's/.*[-,]//' /sys/devices/system/cpu/online)
+diag "count=$COUNT runs=$RUNS warmup=$WARMUP flows=$FLOWS clock=$CLOCK, $online CPUs, events $EVENTS"
+diag "kernel $(uname -r); $(dmesg | grep -o 'mem auto-init: .*' | head -n 1)"
+[ -w "$HOOK" ] || diag "no skb_pool_hook: in pool mode the heads that nftables frees go to the slab"
+
+for t in $TESTS; do
+	kind=forward pin=0 flows=1 cpus=1
+	case $t in
+	drop) kind=drop params=queues=1 ;;
+	forward) params=queues=1 ;;
+	forward_txcpu)
+		params="queues=1 tx_cpu=$last_cpu" cpus=2
+		if [ "$online" -lt 2 ]; then
+			diag "forward_txcpu needs 2 CPUs or more: skipped"
+			skip "fwd_${t}_stock" "one CPU"
+			skip "fwd_${t}_pool" "one CPU"
+			continue
+		fi
+		;;
+	multiflow) params=queues=$online flows=$FLOWS cpus=$online ;;
+	esac
+	progress "$t: insmod qmp_vnic.ko $params"
+	# shellcheck disable=SC2086 # parameters split on purpose
+	if ! load $params || ! echo "$flows" >"$DBG/vnic0/flows" ||
+		{ [ "$kind" = drop ] && ! drop_rule on; }; then
+		not_ok "fwd_${t}_stock" "insmod $params or the set-up failed"
+		not_ok "fwd_${t}_pool" "insmod $params or the set-up failed"
+		drop_rule off
+		rmmod qmp_vnic 2>/dev/null
+		continue
+	fi
+	progress "$t: set up"
+	for m in stock pool; do
+		bench "$t" "$m" "$cpus"
+	done
+	drop_rule off
+	rmmod qmp_vnic || diag "rmmod qmp_vnic failed"
+done
+progress "done: $failed failed"
+if [ "$failed" -ne 0 ]; then
+	echo "forward-bench.sh: $failed case(s) failed: frames not accounted for, or a run failed" >&2
+	exit 1
+fi
+exit 0
