@@ -71,9 +71,8 @@ static struct kmem_cache *skb_head_cache_find(void)
 	struct kmem_cache **cachep = __symbol_get("skbuff_head_cache");
 	struct kmem_cache *cache;
 
-	if (cachep)	/* exported by vmlinux: no module reference taken */
-		symbol_put_addr(cachep);
-	else
+	/* Exported by vmlinux: __symbol_get() took no reference to put */
+	if (!cachep)
 		cachep = skb_head_cache_by_name();
 	cache = cachep ? *cachep : NULL;
 	if (!cache || kmem_cache_size(cache) != sizeof(struct sk_buff)) {
