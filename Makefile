@@ -7,6 +7,10 @@
 #   make W=1 / C=2       extra warnings / sparse on every file (kbuild)
 #   make check           build + run all tests in QEMU guests (every stock
 #                        kernel installed here) and the user-space TSan run
+#   make check-debug     the guest tests on debug kernels built from
+#                        linux-source-6.12 (KASAN + lockdep, KCSAN; cached):
+#                        any sanitizer or lockdep report fails
+#                        (DEBUG_KERNELS="kasan" only kernel A)
 #   make bench           benchmark figures (QEMU -icount, UML, TCG, user)
 #                        into build/bench/, BENCHMARKS.md and README.md
 #   make bench HOST=1    the same in the running kernel (root, headers)
@@ -30,7 +34,9 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
-.PHONY: all modules clean check bench deps lint user-check modules_install help
+DEBUG_KERNELS ?= kasan kcsan
+
+.PHONY: all modules clean check check-debug bench deps lint user-check modules_install help
 .PHONY: deb dkms-install dkms-remove pkg-journey
 
 all: modules
@@ -57,6 +63,9 @@ deps:
 
 check:
 	$(TOP)/scripts/check
+
+check-debug:
+	QMP_DEBUG_KERNELS="$(DEBUG_KERNELS)" $(TOP)/scripts/check-debug
 
 bench:
 	QMP_BENCH_HOST=$(HOST) $(TOP)/scripts/bench
