@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qmempool_kasan_test.ko - KASAN's view of pooled objects (KTAP output at
+ * insmod), for the KASAN debug kernel of `make check-debug`, where it runs
+ * last (a KASAN report turns lockdep off for the rest of the boot).
+ *
+ * shadow_roundtrip: an object of a size that is not a multiple of the
+ * 8-byte KASAN granule, poisoned then unpoisoned (include/qmp/kasan.h),
+ * is used whole and freed to the slab: no report may follow (the slab's
+ * free would report a double free if the first granule stayed poisoned,
+ * any access a use-after-free if another one did).
+ * poisoned_read_reported: a read of a poisoned object must be reported as
+ * a slab use-after-free: the case announces it (`# expect-report:`,
+ * which scripts/ktap-check then requires) and checks that the kernel got
+ * tainted B (KASAN taints every report).
+ * pool_read_after_free (opt-in, pool=1): the same read after
+ * qmempool_free(), reported only once qmempool poisons what it holds.
+ * Without generic KASAN the last two are skipped.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/panic.h>
+#include <linux/qmempool.h>
+#include <linux/slab.h>
+#include <qmp/kasan.h>
+#include <qmp/ktap.h>
+#include <qmp/version.h>
+
+static bool pool;
+module_param(pool, bool, 0444);
+MODULE_PARM_DESC(pool, "Also expect the report for a read after qmempool_free() (default 0)");
+
+/* Not a multiple of 8: the last granule is partly accessible */
+#define OBJ_SIZE	250
+#define REPORT		"BUG: KASAN: slab-use-after-free"
+
+static struct kmem_cache *test_cache(struct qmp_test *t)
+{
+	struct kmem_cache *c = kmem_cache_create("qmp_kasan_obj", OBJ_SIZE, 0,
+						 0, NULL);
+
+	QMP_EXPECT(t, c, "kmem_cache_create failed");
+	return c;
+}
+
+static void test_shadow_roundtrip(struct qmp_test *t)
+{
+	struct kmem_cache *c = test_cache(t);
+	u8 *obj;
+
+	if (!c)
+		return;
+	obj = kmem_cache_alloc(c, GFP_KERNEL);
+	if (QMP_EXPECT(t, obj, "allocation failed")) {
+		qmp_kasan_poison(obj, OBJ_SIZE);
+		qmp_kasan_unpoison(obj, OBJ_SIZE);
+		memset(obj, 0x5a, OBJ_SIZE);
+		QMP_EXPECT(t, READ_ONCE(obj[OBJ_SIZE - 1]) == 0x5a,
+			   "last byte not written");
+		kmem_cache_free(c, obj);
+	}
+	kmem_cache_destroy(c);
+}
+
+/*
+ * Read @obj, which must be poisoned, and check that KASAN reported it:
+ * announced first for scripts/ktap-check, then seen as the taint.
+ */
+static void expect_reported_read(struct qmp_test *t, const u8 *obj)
+{
+	bool tainted = test_taint(TAINT_BAD_PAGE);
+
+	pr_info("# expect-report: %s\n", REPORT);
+	(void)READ_ONCE(*obj);
+	if (tainted)
+		qmp_test_diag(t, "tainted B already: the report is ktap-check's to find");
+	else
+		QMP_EXPECT(t, test_taint(TAINT_BAD_PAGE),
+			   "the read was not reported (kernel not tainted B)");
+}
+
+static void test_poisoned_read_reported(struct qmp_test *t)
+{
+	struct kmem_cache *c;
+	u8 *obj;
+
+	if (!IS_ENABLED(CONFIG_KASAN_GENERIC)) {
+		qmp_test_skip(t, "no generic KASAN in this kernel");
+		return;
+	}
+	c = test_cache(t);
+	if (!c)
+		return;
+	obj = kmem_cache_alloc(c, GFP_KERNEL);
+	if (QMP_EXPECT(t, obj, "allocation failed")) {
+		qmp_kasan_poison(obj, OBJ_SIZE);
+		expect_reported_read(t, obj);
+		qmp_kasan_unpoison(obj, OBJ_SIZE);
+		kmem_cache_free(c, obj);
+	}
+	kmem_cache_destroy(c);
+}
+
+static void test_pool_read_after_free(struct qmp_test *t)
+{
+	struct kmem_cache *c;
+	struct qmempool *p;
+	u8 *obj;
+
+	if (!IS_ENABLED(CONFIG_KASAN_GENERIC)) {
+		qmp_test_skip(t, "no generic KASAN in this kernel");
+		return;
+	}
+	if (!pool) {
+		qmp_test_skip(t, "pool=0 (qmempool does not poison the objects it holds yet)");
+		return;
+	}
+	c = test_cache(t);
+	if (!c)
+		return;
+	p = qmempool_create(64, 256, 0, c, GFP_KERNEL);
+	if (QMP_EXPECT(t, p, "qmempool_create failed")) {
+		obj = qmempool_alloc(p, GFP_KERNEL);
+		if (QMP_EXPECT(t, obj, "qmempool_alloc failed")) {
+			qmempool_free(p, obj);
+			expect_reported_read(t, obj);
+		}
+		qmempool_destroy(p);
+	}
+	kmem_cache_destroy(c);
+}
+
+static const struct qmp_test_case kasan_cases[] = {
+	{ "shadow_roundtrip", test_shadow_roundtrip },
+	{ "poisoned_read_reported", test_poisoned_read_reported },
+	{ "pool_read_after_free", test_pool_read_after_free },
+};
+
+static int __init qmempool_kasan_test_init(void)
+{
+	return qmp_run_suite("qmempool_kasan", kasan_cases,
+			     ARRAY_SIZE(kasan_cases));
+}
+
+static void __exit qmempool_kasan_test_exit(void)
+{
+}
+
+module_init(qmempool_kasan_test_init);
+module_exit(qmempool_kasan_test_exit);
+MODULE_DESCRIPTION("KASAN's view of objects held by qmempool (KTAP)");
