@@ -259,22 +259,64 @@ static inline void __alf_debug_exit(struct alf_actor *side)
 /* ------------------------------------------------------------------ */
 /* Slot copy helpers, shared by the Single and Multi variants          */
 
-static inline void __alf_store(struct alf_queue *q, u32 head,
-			       void *const *ptr, u32 n)
+/* @n pointers from @src to @dst: the odd ones, then four at a time */
+static __always_inline void __alf_copy(void **dst, void *const *src, u32 n)
 {
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		q->ring[(head + i) & q->mask] = ptr[i];
+	if (n & 1)
+		*dst++ = *src++;
+	if (n & 2) {
+		dst[0] = src[0];
+		dst[1] = src[1];
+		dst += 2;
+		src += 2;
+	}
+	for (n >>= 2; n; n--, dst += 4, src += 4) {
+		dst[0] = src[0];
+		dst[1] = src[1];
+		dst[2] = src[2];
+		dst[3] = src[3];
+	}
 }
 
-static inline void __alf_load(struct alf_queue *q, u32 head,
-			      void **ptr, u32 n)
+/*
+ * The @n slots from index @head: one slot, or one straight copy when they
+ * do not wrap past the end of the ring, else the part up to the end and
+ * the part from the start.  The ring and its mask are read once (the
+ * stores through void ** could alias q->mask for the compiler, which
+ * would then reload it and re-mask on every element).  The ordering is
+ * the callers': these are plain accesses to slots that the caller owns
+ * between its reservation and its release of a tail.
+ */
+static __always_inline void __alf_store(struct alf_queue *q, u32 head,
+					void *const *ptr, u32 n)
 {
-	u32 i;
+	void **ring = q->ring;
+	u32 mask = q->mask, idx = head & mask, room = mask + 1 - idx;
 
-	for (i = 0; i < n; i++)
-		ptr[i] = q->ring[(head + i) & q->mask];
+	if (n == 1) {
+		ring[idx] = ptr[0];
+	} else if (likely(n <= room)) {
+		__alf_copy(ring + idx, ptr, n);
+	} else {
+		__alf_copy(ring + idx, ptr, room);
+		__alf_copy(ring, ptr + room, n - room);
+	}
+}
+
+static __always_inline void __alf_load(struct alf_queue *q, u32 head,
+				       void **ptr, u32 n)
+{
+	void **ring = q->ring;
+	u32 mask = q->mask, idx = head & mask, room = mask + 1 - idx;
+
+	if (n == 1) {
+		ptr[0] = ring[idx];
+	} else if (likely(n <= room)) {
+		__alf_copy(ptr, ring + idx, n);
+	} else {
+		__alf_copy(ptr, ring + idx, room);
+		__alf_copy(ptr + room, ring, n - room);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -447,8 +489,8 @@ out:
  * Context: any but NMI (returns 0 there); see the top of this file.
  * Return: @n if all were enqueued, else 0 and the queue is unchanged.
  */
-static inline unsigned int alf_mp_enqueue(struct alf_queue *q,
-					  void *const *ptr, unsigned int n)
+static __always_inline unsigned int
+alf_mp_enqueue(struct alf_queue *q, void *const *ptr, unsigned int n)
 {
 	return __alf_mp_enqueue(q, ptr, n, true);
 }
@@ -462,9 +504,8 @@ static inline unsigned int alf_mp_enqueue(struct alf_queue *q,
  * Context: any but NMI (returns 0 there).
  * Return: number of pointers enqueued, 0..@n.
  */
-static inline unsigned int alf_mp_enqueue_variable(struct alf_queue *q,
-						   void *const *ptr,
-						   unsigned int n)
+static __always_inline unsigned int
+alf_mp_enqueue_variable(struct alf_queue *q, void *const *ptr, unsigned int n)
 {
 	return __alf_mp_enqueue(q, ptr, n, false);
 }
@@ -478,8 +519,8 @@ static inline unsigned int alf_mp_enqueue_variable(struct alf_queue *q,
  * Context: any but NMI (returns 0 there).
  * Return: number of elements dequeued, 0..@n.
  */
-static inline unsigned int alf_mc_dequeue(struct alf_queue *q, void **ptr,
-					  unsigned int n)
+static __always_inline unsigned int
+alf_mc_dequeue(struct alf_queue *q, void **ptr, unsigned int n)
 {
 	return __alf_mc_dequeue(q, ptr, n, false);
 }
@@ -493,8 +534,8 @@ static inline unsigned int alf_mc_dequeue(struct alf_queue *q, void **ptr,
  * Context: any but NMI (returns 0 there).
  * Return: @n, or 0 (queue unchanged) if fewer than @n were available.
  */
-static inline unsigned int alf_mc_dequeue_fixed(struct alf_queue *q,
-						void **ptr, unsigned int n)
+static __always_inline unsigned int
+alf_mc_dequeue_fixed(struct alf_queue *q, void **ptr, unsigned int n)
 {
 	return __alf_mc_dequeue(q, ptr, n, true);
 }
@@ -509,8 +550,8 @@ static inline unsigned int alf_mc_dequeue_fixed(struct alf_queue *q,
  * duration of the call; any context.
  * Return: @n if all were enqueued, else 0 and the queue is unchanged.
  */
-static inline unsigned int alf_sp_enqueue(struct alf_queue *q,
-					  void *const *ptr, unsigned int n)
+static __always_inline unsigned int
+alf_sp_enqueue(struct alf_queue *q, void *const *ptr, unsigned int n)
 {
 	return __alf_sp_enqueue(q, ptr, n, true);
 }
@@ -524,9 +565,8 @@ static inline unsigned int alf_sp_enqueue(struct alf_queue *q,
  * Context: as alf_sp_enqueue().
  * Return: number of pointers enqueued, 0..@n.
  */
-static inline unsigned int alf_sp_enqueue_variable(struct alf_queue *q,
-						   void *const *ptr,
-						   unsigned int n)
+static __always_inline unsigned int
+alf_sp_enqueue_variable(struct alf_queue *q, void *const *ptr, unsigned int n)
 {
 	return __alf_sp_enqueue(q, ptr, n, false);
 }
@@ -541,8 +581,8 @@ static inline unsigned int alf_sp_enqueue_variable(struct alf_queue *q,
  * duration of the call; any context.
  * Return: number of elements dequeued, 0..@n.
  */
-static inline unsigned int alf_sc_dequeue(struct alf_queue *q, void **ptr,
-					  unsigned int n)
+static __always_inline unsigned int
+alf_sc_dequeue(struct alf_queue *q, void **ptr, unsigned int n)
 {
 	return __alf_sc_dequeue(q, ptr, n, false);
 }
@@ -556,8 +596,8 @@ static inline unsigned int alf_sc_dequeue(struct alf_queue *q, void **ptr,
  * Context: as alf_sc_dequeue().
  * Return: @n, or 0 (queue unchanged) if fewer than @n were available.
  */
-static inline unsigned int alf_sc_dequeue_fixed(struct alf_queue *q,
-						void **ptr, unsigned int n)
+static __always_inline unsigned int
+alf_sc_dequeue_fixed(struct alf_queue *q, void **ptr, unsigned int n)
 {
 	return __alf_sc_dequeue(q, ptr, n, true);
 }
