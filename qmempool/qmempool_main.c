@@ -132,12 +132,13 @@ static void qmempool_spill(struct qmempool *pool, void **objs, unsigned int n)
 }
 
 /*
- * Store @n spare objects: this CPU's node's ones into its local queue as
+ * Store @n spare objects: this CPU's node's ones onto its local cache as
  * far as it has room, the rest spilled.
  */
 static void qmempool_stash(struct qmempool *pool, enum qmempool_ctx ctx,
 			   void **objs, unsigned int n)
 {
+	struct qmempool_percpu *c;
 	unsigned long flags = 0;
 	unsigned int local = n, moved;
 
@@ -146,49 +147,78 @@ static void qmempool_stash(struct qmempool *pool, enum qmempool_ctx ctx,
 	__qmempool_lock(ctx, &flags);
 	if (pool->numa)
 		local = qmempool_node_first(objs, n, numa_mem_id());
-	moved = alf_sp_enqueue_variable(this_cpu_ptr(pool->percpu)->localq,
-					objs, local);
+	c = this_cpu_ptr(pool->percpu);
+	moved = min(local, pool->localq_sz - c->count);
+	memcpy(c->objs + c->count, objs, moved * sizeof(*objs));
+	WRITE_ONCE(c->count, c->count + moved);
 	__qmempool_unlock(ctx, flags);
 	qmempool_spill(pool, objs + moved, n - moved);
 }
 
+/*
+ * Objects a refill brings into an empty local cache, and a drain takes
+ * off a full one: half of it (the NAPI skb cache's choice), at least a
+ * bulk, so that the shared queue's fixed cost per call is spread over as
+ * many objects as the local cache can spare.
+ */
+static unsigned int qmempool_move(struct qmempool *pool)
+{
+	return max_t(u32, QMEMPOOL_BULK, pool->localq_sz / 2);
+}
+
 /**
- * __qmempool_alloc_slow() - refill the local queue, then allocate
+ * __qmempool_alloc_slow() - refill the local cache, then allocate
  * @pool: the pool
  * @gfp_mask: flags for the slab, if it must be asked
+ * @init: zero the object as want_init_on_alloc(@gfp_mask) says
  *
- * Called by __qmempool_alloc() when the local queue is empty: takes a bulk
- * from the node's shared queue, else from the slab (outside any critical
- * section, so @gfp_mask may sleep where the caller may), keeps one object
- * and stashes the rest.  Never loses an object: what does not fit goes on
- * to the next layer.
+ * Called by the inline allocation when the local cache is empty: takes
+ * half a cache from the node's shared queue straight into it, else
+ * from the slab (outside any critical section, so @gfp_mask may sleep
+ * where the caller may), keeps one object and stashes the rest.  Never
+ * loses an object: what does not fit goes on to the next layer.
  *
  * Context: any; see include/linux/qmempool.h.
  * Return: an object, or NULL if the slab had none.
  */
-void *__qmempool_alloc_slow(struct qmempool *pool, gfp_t gfp_mask)
+void *__qmempool_alloc_slow(struct qmempool *pool, gfp_t gfp_mask, bool init)
 {
 	enum qmempool_ctx ctx = __qmempool_ctx();
 	void *objs[QMEMPOOL_BULK];
+	struct qmempool_percpu *c;
+	unsigned long flags = 0;
 	unsigned int n;
 
 	if (ctx == QMEMPOOL_CTX_BYPASS)
-		return __qmempool_alloc_bypass(pool, gfp_mask);
+		return __qmempool_alloc_bypass(pool, gfp_mask, init);
 
-	n = alf_mc_dequeue(sharedq_of(pool, numa_mem_id()), objs,
-			   QMEMPOOL_BULK);
-	if (n) {
-		qmempool_count(pool, alloc_shared, 1);
-		if (want_init_on_alloc(gfp_mask))
-			memset(objs[0], 0, pool->obj_size);
-	} else {
-		n = qmempool_slab_alloc(pool, gfp_mask, objs, QMEMPOOL_BULK);
-		if (!n) {
-			qmempool_count(pool, alloc_fail, 1);
-			return NULL;
-		}
-		qmempool_count(pool, alloc_slab, n);
+	__qmempool_lock(ctx, &flags);
+	c = this_cpu_ptr(pool->percpu);
+	n = c->count;
+	/* A softirq may have freed here since the fast path looked */
+	if (!n) {
+		n = alf_mc_dequeue(sharedq_of(pool, numa_mem_id()), c->objs,
+				   qmempool_move(pool));
+		if (n)
+			c->stats.alloc_shared++;
 	}
+	if (n) {
+		WRITE_ONCE(c->count, --n);
+		objs[0] = c->objs[n];
+		__qmempool_unlock(ctx, flags);
+		if (init && want_init_on_alloc(gfp_mask))
+			memset(objs[0], 0, pool->obj_size);
+		return objs[0];
+	}
+	__qmempool_unlock(ctx, flags);
+
+	n = qmempool_slab_alloc(pool, init ? qmempool_slab_gfp(gfp_mask) :
+				gfp_mask, objs, QMEMPOOL_BULK);
+	if (!n) {
+		qmempool_count(pool, alloc_fail, 1);
+		return NULL;
+	}
+	qmempool_count(pool, alloc_slab, n);
 	qmempool_stash(pool, ctx, objs + 1, n - 1);
 	return objs[0];
 }
@@ -199,20 +229,22 @@ EXPORT_SYMBOL_GPL(__qmempool_alloc_slow);
  * @pool: the pool
  * @elem: the object being freed
  *
- * Called by __qmempool_free() when the local queue is full or @elem is of
+ * Called by __qmempool_free() when the local cache is full or @elem is of
  * another node.  Another node's object goes to the slab.  Otherwise the
- * local queue's oldest bulk moves to the shared queue (what does not fit
- * to the slab) and @elem, the cache-hot one, goes into the local queue.
+ * top half of the local cache moves to the node's shared queue, as the
+ * NAPI skb cache flushes its top half, and @elem, the cache-hot one, goes
+ * onto the local cache.  If the shared queue has no room for them all, a
+ * bulk of the rest goes to the slab and the others stay.
  *
  * Context: any; see include/linux/qmempool.h.
  */
 void __qmempool_free_slow(struct qmempool *pool, void *elem)
 {
 	enum qmempool_ctx ctx = __qmempool_ctx();
-	void *objs[QMEMPOOL_BULK + 1];
-	struct alf_queue *localq;
+	void *objs[QMEMPOOL_BULK], **top;
+	struct qmempool_percpu *c;
 	unsigned long flags = 0;
-	unsigned int n;
+	unsigned int n, moved, left;
 
 	if (ctx == QMEMPOOL_CTX_BYPASS) {
 		__qmempool_free_bypass(pool, elem);
@@ -225,12 +257,23 @@ void __qmempool_free_slow(struct qmempool *pool, void *elem)
 		kmem_cache_free(pool->kmem, elem);
 		return;
 	}
-	localq = this_cpu_ptr(pool->percpu)->localq;
-	n = alf_sc_dequeue(localq, objs, QMEMPOOL_BULK);
-	if (alf_sp_enqueue(localq, &elem, 1) != 1)
-		objs[n++] = elem;
+	c = this_cpu_ptr(pool->percpu);
+	/* A softirq may have allocated here since the fast path looked */
+	n = c->count < pool->localq_sz ? 0 : qmempool_move(pool);
+	top = c->objs + c->count - n;
+	moved = alf_mp_enqueue_variable(sharedq_of(pool, numa_mem_id()), top,
+					n);
+	if (moved)
+		c->stats.free_shared++;
+	/* Of the rest, the topmost bulk to the slab, the others down */
+	left = min_t(u32, n - moved, QMEMPOOL_BULK);
+	memcpy(objs, top + n - left, left * sizeof(*objs));
+	memmove(top, top + moved, (n - moved - left) * sizeof(*objs));
+	n = c->count - moved - left;
+	c->objs[n] = elem;
+	WRITE_ONCE(c->count, n + 1);
 	__qmempool_unlock(ctx, flags);
-	qmempool_spill(pool, objs, n);
+	qmempool_slab_free(pool, objs, left);
 }
 EXPORT_SYMBOL_GPL(__qmempool_free_slow);
 
@@ -238,18 +281,21 @@ EXPORT_SYMBOL_GPL(__qmempool_free_slow);
  * __qmempool_alloc_bypass() - allocation where the queues cannot be used
  * @pool: the pool
  * @gfp_mask: flags for the slab
+ * @init: zero the object as want_init_on_alloc(@gfp_mask) says
  *
  * Context: any.
  * Return: an object straight from the slab (hardirq), or NULL (NMI).
  */
-void *__qmempool_alloc_bypass(struct qmempool *pool, gfp_t gfp_mask)
+void *__qmempool_alloc_bypass(struct qmempool *pool, gfp_t gfp_mask,
+			      bool init)
 {
 	void *elem;
 
 	if (in_nmi())
 		return NULL;
 	qmempool_count(pool, bypass, 1);
-	elem = kmem_cache_alloc(pool->kmem, qmempool_slab_gfp(gfp_mask));
+	elem = kmem_cache_alloc(pool->kmem, init ? qmempool_slab_gfp(gfp_mask) :
+				gfp_mask);
 	if (!elem)
 		qmempool_count(pool, alloc_fail, 1);
 	return elem;
@@ -294,6 +340,25 @@ void *qmempool_alloc(struct qmempool *pool, gfp_t gfp_mask)
 EXPORT_SYMBOL_GPL(qmempool_alloc);
 
 /**
+ * qmempool_alloc_noinit() - allocate an object the caller initialises
+ * @pool: the pool
+ * @gfp_mask: flags for the slab, if it must be asked
+ *
+ * qmempool_alloc() without the pool's zeroing: the caller must write every
+ * byte of the object before anybody reads it, and zero what it does not
+ * write when want_init_on_alloc(@gfp_mask) is true; see
+ * __qmempool_alloc_noinit().
+ *
+ * Context: any, see include/linux/qmempool.h.
+ * Return: an object of the backing cache, or NULL.
+ */
+void *qmempool_alloc_noinit(struct qmempool *pool, gfp_t gfp_mask)
+{
+	return __qmempool_alloc_noinit(pool, gfp_mask);
+}
+EXPORT_SYMBOL_GPL(qmempool_alloc_noinit);
+
+/**
  * qmempool_alloc_softirq() - qmempool_alloc() under its RFC softirq name
  * @pool: the pool
  * @gfp_mask: flags for the slab, if it must be asked
@@ -320,31 +385,41 @@ void qmempool_free(struct qmempool *pool, void *elem)
 }
 EXPORT_SYMBOL_GPL(qmempool_free);
 
-/* Empty queue @q into the slab; nobody else may use it any more */
-static void qmempool_drain(struct qmempool *pool, struct alf_queue *q,
-			   bool local)
+/* Empty shared queue @q into the slab; nobody else may use it any more */
+static void qmempool_drain(struct qmempool *pool, struct alf_queue *q)
 {
 	void *objs[QMEMPOOL_BULK];
 	unsigned int n;
 
 	if (IS_ERR_OR_NULL(q))
 		return;
-	/* A local queue is Single-Consumer: debug mode refuses Multi calls */
-	while ((n = local ? alf_sc_dequeue(q, objs, QMEMPOOL_BULK) :
-			    alf_mc_dequeue(q, objs, QMEMPOOL_BULK)))
+	while ((n = alf_mc_dequeue(q, objs, QMEMPOOL_BULK)))
 		kmem_cache_free_bulk(pool->kmem, n, objs);
 }
 
-/* CPU hotplug, after @cpu died: move its local queue to its node */
+/*
+ * Up to @n objects off the top of @c into @objs; returns how many.  The
+ * caller has the exclusion of @c's CPU, or that CPU is dead.
+ */
+static unsigned int qmempool_pop_bulk(struct qmempool_percpu *c, void **objs,
+				      unsigned int n)
+{
+	n = min(n, c->count);
+	WRITE_ONCE(c->count, c->count - n);
+	memcpy(objs, c->objs + c->count, n * sizeof(*objs));
+	return n;
+}
+
+/* CPU hotplug, after @cpu died: move its local cache to its node */
 static int qmempool_cpu_dead(unsigned int cpu, struct hlist_node *node)
 {
 	struct qmempool *pool = hlist_entry(node, struct qmempool, cpuhp_node);
-	struct alf_queue *localq = per_cpu_ptr(pool->percpu, cpu)->localq;
+	struct qmempool_percpu *c = per_cpu_ptr(pool->percpu, cpu);
 	void *objs[QMEMPOOL_BULK];
 	unsigned int n;
 
-	/* The dead CPU's queue has no other user: Single calls are safe */
-	while ((n = alf_sc_dequeue(localq, objs, QMEMPOOL_BULK)))
+	/* The dead CPU's cache has no other user */
+	while ((n = qmempool_pop_bulk(c, objs, QMEMPOOL_BULK)))
 		qmempool_spill(pool, objs, n);
 	return 0;
 }
@@ -352,7 +427,7 @@ static int qmempool_cpu_dead(unsigned int cpu, struct hlist_node *node)
 /* ------------------------------------------------------------------ */
 /* Memory pressure                                                     */
 
-/* On one CPU: its local queue back to the slab (the shrinker's work) */
+/* On one CPU: its local cache back to the slab (the shrinker's work) */
 static void qmempool_drain_local(struct work_struct *work)
 {
 	struct qmempool_percpu *c = container_of(work, struct qmempool_percpu,
@@ -361,10 +436,10 @@ static void qmempool_drain_local(struct work_struct *work)
 	unsigned int n;
 
 	do {
-		local_bh_disable();	/* the local queue's exclusion */
+		local_bh_disable();	/* the local cache's exclusion */
 		/* A work of a CPU gone offline runs elsewhere: not ours */
 		n = c == this_cpu_ptr(c->pool->percpu) ?
-		    alf_sc_dequeue(c->localq, objs, QMEMPOOL_BULK) : 0;
+		    qmempool_pop_bulk(c, objs, QMEMPOOL_BULK) : 0;
 		local_bh_enable();
 		qmempool_slab_free(c->pool, objs, n);
 	} while (n);
@@ -398,8 +473,8 @@ static unsigned long qmempool_shrink_count(struct shrinker *shrinker,
 
 /*
  * The shared queue of the node under pressure first, synchronously; then
- * each online CPU of that node empties its local queue (a CPU's queue is
- * only ever dequeued on that CPU), asynchronously: those are counted the
+ * each online CPU of that node empties its local cache (a CPU's cache is
+ * only ever used on that CPU), asynchronously: those are counted the
  * next time.
  */
 static unsigned long qmempool_shrink_scan(struct shrinker *shrinker,
@@ -426,7 +501,7 @@ static unsigned long qmempool_shrink_scan(struct shrinker *shrinker,
 								cpu);
 
 			if ((!pool->numa || cpu_to_mem(cpu) == sc->nid) &&
-			    !alf_queue_empty(c->localq))
+			    READ_ONCE(c->count))
 				queue_work_on(cpu, system_wq, &c->drain);
 		}
 	}
@@ -493,7 +568,7 @@ unsigned long qmempool_cached(struct qmempool *pool)
 EXPORT_SYMBOL_GPL(qmempool_cached);
 
 /**
- * qmempool_cached_cpu() - objects in the local queue of a CPU
+ * qmempool_cached_cpu() - objects in the local cache of a CPU
  * @pool: the pool
  * @cpu: a possible CPU
  *
@@ -502,9 +577,33 @@ EXPORT_SYMBOL_GPL(qmempool_cached);
  */
 unsigned int qmempool_cached_cpu(struct qmempool *pool, int cpu)
 {
-	return alf_queue_count(per_cpu_ptr(pool->percpu, cpu)->localq);
+	return READ_ONCE(per_cpu_ptr(pool->percpu, cpu)->count);
 }
 EXPORT_SYMBOL_GPL(qmempool_cached_cpu);
+
+/**
+ * qmempool_take_local() - take objects out of a CPU's local cache
+ * @pool: the pool
+ * @cpu: a possible CPU
+ * @objs: receives the objects, most recently freed last
+ * @n: room in @objs
+ *
+ * For tests and diagnostics: the objects are the caller's, to give back
+ * with qmempool_free() or kmem_cache_free().  The caller provides the
+ * exclusion of @cpu's cache: either @cpu is this CPU and the call runs
+ * with bottom halves or interrupts disabled (outside hardirq), or nobody
+ * uses @pool on @cpu meanwhile (e.g. @cpu is offline, or idle and the
+ * pool is private to the caller).
+ *
+ * Context: see above.
+ * Return: the number of objects taken, 0..@n.
+ */
+unsigned int qmempool_take_local(struct qmempool *pool, int cpu, void **objs,
+				 unsigned int n)
+{
+	return qmempool_pop_bulk(per_cpu_ptr(pool->percpu, cpu), objs, n);
+}
+EXPORT_SYMBOL_GPL(qmempool_take_local);
 
 /**
  * qmempool_cached_node() - objects in the shared queue of a node
@@ -600,8 +699,9 @@ static const char *qmempool_check(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
 {
 	if (!kmem)
 		return "kmem_cache is NULL";
-	if (alf_queue_check_params(localq_sz, 0) || localq_sz < QMEMPOOL_BULK)
-		return "localq_sz must be a power of two, at least QMEMPOOL_BULK (16), at most ALF_QUEUE_MAX_SIZE";
+	if (alf_queue_check_params(localq_sz, 0) || localq_sz < QMEMPOOL_BULK ||
+	    localq_sz > QMEMPOOL_LOCAL_MAX)
+		return "localq_sz must be a power of two, at least QMEMPOOL_BULK (16), at most QMEMPOOL_LOCAL_MAX (1024)";
 	if (alf_queue_check_params(sharedq_sz, 0) ||
 	    sharedq_sz < QMEMPOOL_BULK * QMEMPOOL_REFILL_MULTIPLIER)
 		return "sharedq_sz must be a power of two, at least 2 * QMEMPOOL_BULK (32), at most ALF_QUEUE_MAX_SIZE";
@@ -616,7 +716,11 @@ static bool qmempool_alloc_queues(struct qmempool *pool, gfp_t gfp)
 	int cpu, node;
 
 	pool->sharedq = kcalloc(nr_node_ids, sizeof(*pool->sharedq), gfp);
-	pool->percpu = alloc_percpu_gfp(struct qmempool_percpu, gfp);
+	/* localq_sz <= QMEMPOOL_LOCAL_MAX: no overflow */
+	pool->percpu = __alloc_percpu_gfp(sizeof(struct qmempool_percpu) +
+					  pool->localq_sz * sizeof(void *),
+					  __alignof__(struct qmempool_percpu),
+					  gfp);
 	if (!pool->sharedq || !pool->percpu)
 		return false;
 	for_each_node(node) {
@@ -630,10 +734,6 @@ static bool qmempool_alloc_queues(struct qmempool *pool, gfp_t gfp)
 
 		c->pool = pool;
 		INIT_WORK(&c->drain, qmempool_drain_local);
-		c->localq = alf_queue_alloc_flags(pool->localq_sz,
-						  ALF_SP_ENQ | ALF_SC_DEQ, gfp);
-		if (IS_ERR(c->localq))
-			return false;
 	}
 	return true;
 }
@@ -679,7 +779,7 @@ static int qmempool_register(struct qmempool *pool)
 
 /**
  * qmempool_create() - create a pool in front of a kmem_cache
- * @localq_sz: slots of each CPU's local queue (power of two, >= 16)
+ * @localq_sz: objects each CPU's local cache holds (power of two, 16..1024)
  * @sharedq_sz: slots of each node's shared queue (power of two, >= 32)
  * @prealloc: objects allocated now into the shared queues (<= @sharedq_sz)
  * @kmem: the backing cache: no constructor, not SLAB_TYPESAFE_BY_RCU
@@ -766,19 +866,19 @@ void qmempool_destroy(struct qmempool *pool)
 		for_each_possible_cpu(cpu) {
 			struct qmempool_percpu *c = per_cpu_ptr(pool->percpu,
 								cpu);
-			struct alf_queue *q = c->localq;
 
 			/* Off the list: the shrinker queues no more work */
 			if (c->pool)
 				cancel_work_sync(&c->drain);
-			qmempool_drain(pool, q, true);
-			alf_queue_free(q);
+			if (c->count)
+				kmem_cache_free_bulk(pool->kmem, c->count,
+						     c->objs);
 		}
 		free_percpu(pool->percpu);
 	}
 	if (pool->sharedq) {
 		for_each_node(node) {
-			qmempool_drain(pool, pool->sharedq[node], false);
+			qmempool_drain(pool, pool->sharedq[node]);
 			alf_queue_free(pool->sharedq[node]);
 		}
 		kfree(pool->sharedq);

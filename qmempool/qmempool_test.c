@@ -151,6 +151,7 @@ static void test_create_validation(struct qmp_test *t)
 	} bad[] = {
 		{ 64, 256, 0, true },		/* NULL cache */
 		{ 8, 256, 0 },			/* localq < BULK */
+		{ 2048, 256, 0 },		/* localq > LOCAL_MAX */
 		{ 48, 256, 0 },			/* not a power of two */
 		{ 64, 16, 0 },			/* sharedq < 2 * BULK */
 		{ 64, 100, 0 },			/* not a power of two */
@@ -384,14 +385,14 @@ static void test_init_on_free(struct qmp_test *t)
 	pool = qmempool_create(64, 256, 0, c, GFP_KERNEL);
 	if (!QMP_EXPECT(t, pool, "create"))
 		goto out;
-	local_irq_save(flags);		/* this CPU's local queue, ours */
+	local_irq_save(flags);		/* this CPU's local cache, ours */
 	for (i = 0; i < ARRAY_SIZE(objs); i++) {
 		objs[i] = qmempool_alloc(pool, GFP_ATOMIC);
 		if (objs[i])
 			memset(objs[i], 0xa5, OBJ_SIZE);
 	}
-	/* Empty the local queue, then free the dirty objects into it */
-	while (alf_sc_dequeue(this_cpu_ptr(pool->percpu)->localq, got, 1))
+	/* Empty the local cache, then free the dirty objects into it */
+	while (qmempool_take_local(pool, smp_processor_id(), got, 1))
 		kmem_cache_free(c, got[0]);
 	/* Another node's objects go to the slab, the others stay here */
 	for (i = 0; i < ARRAY_SIZE(objs); i++) {
@@ -399,8 +400,8 @@ static void test_init_on_free(struct qmp_test *t)
 			 page_to_nid(virt_to_page(objs[i])) == numa_mem_id();
 		qmempool_free(pool, objs[i]);
 	}
-	n = alf_sc_dequeue(this_cpu_ptr(pool->percpu)->localq, got,
-			   ARRAY_SIZE(got));
+	n = qmempool_take_local(pool, smp_processor_id(), got,
+				ARRAY_SIZE(got));
 	local_irq_restore(flags);
 	for (i = 0; i < n; i++) {
 		dirty += !!memchr_inv(got[i], 0, OBJ_SIZE);
@@ -849,9 +850,8 @@ static void test_numa_refill_remote(struct qmp_test *t)
 	flush_work(&w->work);
 	destroy_work_on_stack(&w->work);
 	QMP_EXPECT(t, w->objs[0], "allocation failed");
-	/* Nobody else uses the pool: look into node A's CPU's local queue */
-	while ((n = alf_sc_dequeue(per_cpu_ptr(pool->percpu, ca)->localq,
-				   objs, ARRAY_SIZE(objs)))) {
+	/* Nobody else uses the pool: look into node A's CPU's local cache */
+	while ((n = qmempool_take_local(pool, ca, objs, ARRAY_SIZE(objs)))) {
 		for (i = 0; i < n; i++) {
 			wrong += page_to_nid(virt_to_page(objs[i])) != na;
 			local += page_to_nid(virt_to_page(objs[i])) == na;
@@ -1242,9 +1242,8 @@ static void expect_queues_node_local(struct qmp_test *t,
 	int cpu, node;
 
 	for_each_possible_cpu(cpu) {
-		struct alf_queue *q = per_cpu_ptr(pool->percpu, cpu)->localq;
-
-		while ((n = alf_sc_dequeue(q, objs, ARRAY_SIZE(objs)))) {
+		while ((n = qmempool_take_local(pool, cpu, objs,
+						ARRAY_SIZE(objs)))) {
 			for (i = 0; i < n; i++)
 				wrong += page_to_nid(virt_to_page(objs[i])) !=
 					 cpu_to_mem(cpu);

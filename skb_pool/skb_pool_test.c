@@ -59,11 +59,6 @@ static struct sk_buff *pool_skb(void)
 	return skb;
 }
 
-static struct alf_queue *this_localq(struct qmempool *pool)
-{
-	return this_cpu_ptr(pool->percpu)->localq;
-}
-
 /*
  * Bottom halves off: how many of @heads[] this CPU's local queue holds;
  * the queue is emptied to the slab.
@@ -74,7 +69,8 @@ static unsigned int localq_holds(struct qmempool *pool,
 	void *objs[QMEMPOOL_BULK];
 	unsigned int i, j, k, found = 0;
 
-	while ((k = alf_sc_dequeue(this_localq(pool), objs, ARRAY_SIZE(objs)))) {
+	while ((k = qmempool_take_local(pool, smp_processor_id(), objs,
+					ARRAY_SIZE(objs)))) {
 		for (i = 0; i < k; i++)
 			for (j = 0; j < n; j++)
 				found += objs[i] == heads[j];
@@ -584,8 +580,9 @@ static void take_localq_fn(struct work_struct *work)
 	unsigned int k;
 
 	local_bh_disable();
-	while ((k = alf_sc_dequeue(this_localq(w->pool), w->objs + w->n,
-				   w->pool->localq_sz - w->n)))
+	while ((k = qmempool_take_local(w->pool, smp_processor_id(),
+					w->objs + w->n,
+					w->pool->localq_sz - w->n)))
 		w->n += k;
 	local_bh_enable();
 }

@@ -3,10 +3,13 @@
  * qmempool.h - quick queue-based memory pool in front of a kmem_cache.
  *
  * Layers, fastest first:
- *   1. a per-CPU local queue (an ALF queue used Single-Producer/Single-
- *      Consumer by its own CPU only): one slot move per alloc or free;
+ *   1. a per-CPU cache: an array used as a stack (LIFO) in the per-CPU
+ *      area itself, used by its own CPU only: one push or pop per free or
+ *      alloc, and the object handed out is the most recently freed one,
+ *      the likeliest still in this CPU's cache (the model of the NAPI skb
+ *      cache and of Bonwick's magazines);
  *   2. a shared queue per NUMA node (ALF, Multi-Producer/Multi-Consumer):
- *      the local queue is refilled from it and drained to it in bulks of
+ *      the local cache is refilled from it and drained to it in bulks of
  *      QMEMPOOL_BULK, so its cmpxchg is paid once per bulk;
  *   3. the backing kmem_cache: the shared layer's misses are refilled with
  *      kmem_cache_alloc_bulk() and its overflow freed with
@@ -14,13 +17,13 @@
  *
  * Contexts (detected on every call; the _softirq names are kept from the
  * RFC and behave the same):
- *   softirq, or bottom halves disabled:  the local queue is used with no
+ *   softirq, or bottom halves disabled:  the local cache is used with no
  *      protection at all (nothing else on this CPU can touch it);
  *   process context:  local interrupts are disabled around the one queue
  *      operation (cheaper than local_bh_disable()/enable(), and correct
  *      even if the caller already disabled interrupts);
  *   hardirq:  the pool is bypassed: kmem_cache_alloc()/kmem_cache_free()
- *      directly (a hardirq may interrupt a softirq inside the local queue);
+ *      directly (a hardirq may interrupt a softirq inside the local cache);
  *   NMI:  qmempool_alloc() returns NULL; qmempool_free() cannot free
  *      safely and drops the object with a one-time error message.
  * A caller may have disabled interrupts itself (e.g. under
@@ -42,13 +45,14 @@
  * whichever layer it comes from: the pool zeroes what comes from its
  * queues, and asks the slab with __GFP_ZERO, because the slab's own
  * zeroing also depends on the cache (a poisoned cache, slub_debug=P, is
- * not zeroed under init_on_alloc=1).  With init_on_free=1 an object is
+ * not zeroed under init_on_alloc=1).  The one exception is
+ * qmempool_alloc_noinit(), whose caller takes that duty over.  With init_on_free=1 an object is
  * zeroed when it is freed into the pool.  Caches the pool cannot serve
  * are refused at creation where the kernel lets the pool see them: a
  * cache with a constructor (zeroing would undo it) or with
  * SLAB_TYPESAFE_BY_RCU (readers may still look at a freed object).
  *
- * NUMA: the local queue of a CPU and the shared queue of a node only ever
+ * NUMA: the local cache of a CPU and the shared queue of a node only ever
  * hold objects of that node's memory.  A free of another node's object
  * goes to the slab (which returns it to its node); objects from the
  * shared queue or the slab that are not of the CPU's node are not stashed
@@ -58,12 +62,12 @@
  * may be of another node, as from kmem_cache_alloc().)  The checks are
  * skipped where only one node is possible.
  *
- * CPU hotplug: when a CPU dies, its local queue is moved to the shared
+ * CPU hotplug: when a CPU dies, its local cache is moved to the shared
  * queue of its node (the surplus to the slab).
  *
  * Memory pressure: a shrinker (one for all pools, per node) gives the
  * shared queue of the node under pressure back to the slab, then has each
- * CPU of that node empty its own local queue (a work item on that CPU).
+ * CPU of that node empty its own local cache (a work item on that CPU).
  *
  * Observability: /sys/kernel/debug/qmempool/<id> (per-CPU counters).
  */
@@ -89,15 +93,17 @@
 #define QMEMPOOL_BULK			16
 /* The shared queue holds at least this many bulks */
 #define QMEMPOOL_REFILL_MULTIPLIER	2
+/* Most objects a local cache may hold (it lives in the per-CPU area) */
+#define QMEMPOOL_LOCAL_MAX		1024
 
 /**
  * struct qmempool_stats - per-CPU event counters of a pool
- * @alloc_fast: allocations served by the local queue
- * @alloc_shared: local-queue refills from the shared queue
+ * @alloc_fast: allocations served by the local cache
+ * @alloc_shared: local-cache refills from the shared queue
  * @alloc_slab: objects obtained from the slab
  * @alloc_fail: allocations that returned NULL
- * @free_fast: frees absorbed by the local queue
- * @free_shared: local-queue drains to the shared queue
+ * @free_fast: frees absorbed by the local cache
+ * @free_shared: local-cache drains to the shared queue
  * @free_slab: objects returned to the slab
  * @free_remote: frees of another node's objects, sent to the slab
  * @bypass: calls in hardirq context, served by the slab directly
@@ -114,39 +120,51 @@ struct qmempool_stats {
 	unsigned long bypass;
 };
 
+/**
+ * struct qmempool_percpu - the local cache of a CPU, in its per-CPU area
+ * @count: objects in @objs; only its CPU writes it, under the pool's
+ *         exclusion (__qmempool_lock()), or anybody once the CPU is dead
+ * @stats: its CPU's counters, written under the same exclusion
+ * @drain: the shrinker's work, run on this CPU
+ * @pool: the pool, for @drain
+ * @objs: the stack: @objs[@count - 1] is the most recently freed object
+ */
 struct qmempool_percpu {
-	struct alf_queue *localq;
+	unsigned int count;
 	struct qmempool_stats stats;
-	struct work_struct drain;	/* the shrinker's, on this CPU */
-	struct qmempool *pool;		/* for the drain work */
+	struct work_struct drain;
+	struct qmempool *pool;
+	void *objs[];
 };
 
 /**
  * struct qmempool - a pool; create with qmempool_create()
- * @percpu: local queue and counters of each CPU
+ * @percpu: local cache and counters of each CPU
+ * @localq_sz: objects each local cache holds at most
+ * @numa: more than one node possible: check object nodes
+ * @obj_size: kmem_cache_size(@kmem)
  * @sharedq: one shared queue per possible NUMA node
  * @kmem: the backing cache
- * @obj_size: kmem_cache_size(@kmem)
- * @numa: more than one node possible: check object nodes
  * @prealloc: objects put into the shared queue at creation
  * @gfp_mask: allocation flags of the creation (pool memory, prealloc)
  * @id: name of the debugfs file
- * @localq_sz: slots of each local queue
  * @sharedq_sz: slots of each shared queue
  * @cpuhp_node: CPU hotplug instance
  * @debugfs: the debugfs file
  * @list: in the list of live pools
+ *
+ * The fast paths read only the first four fields.
  */
 struct qmempool {
 	struct qmempool_percpu __percpu *percpu;
+	u32 localq_sz;
+	bool numa;
+	unsigned int obj_size;
 	struct alf_queue **sharedq;
 	struct kmem_cache *kmem;
-	unsigned int obj_size;
-	bool numa;
 	u32 prealloc;
 	gfp_t gfp_mask;
 	int id;
-	u32 localq_sz;
 	u32 sharedq_sz;
 	struct hlist_node cpuhp_node;
 	struct dentry *debugfs;
@@ -159,29 +177,39 @@ void qmempool_destroy(struct qmempool *pool);
 unsigned long qmempool_cached(struct qmempool *pool);
 unsigned int qmempool_cached_cpu(struct qmempool *pool, int cpu);
 unsigned int qmempool_cached_node(struct qmempool *pool, int node);
+unsigned int qmempool_take_local(struct qmempool *pool, int cpu, void **objs,
+				 unsigned int n);
 void qmempool_get_stats(struct qmempool *pool, int cpu,
 			struct qmempool_stats *stats);
 
-void *__qmempool_alloc_slow(struct qmempool *pool, gfp_t gfp_mask);
+void *__qmempool_alloc_slow(struct qmempool *pool, gfp_t gfp_mask, bool init);
 void __qmempool_free_slow(struct qmempool *pool, void *elem);
-void *__qmempool_alloc_bypass(struct qmempool *pool, gfp_t gfp_mask);
+void *__qmempool_alloc_bypass(struct qmempool *pool, gfp_t gfp_mask,
+			      bool init);
 void __qmempool_free_bypass(struct qmempool *pool, void *elem);
 
-/* How a call may use this CPU's queues (see the top of this file) */
+/* How a call may use this CPU's local cache (see the top of this file) */
 enum qmempool_ctx {
 	QMEMPOOL_CTX_BH,	/* softirq or BH off: no protection needed */
 	QMEMPOOL_CTX_TASK,	/* process context: interrupts off around */
 	QMEMPOOL_CTX_BYPASS,	/* hardirq or NMI: the queues are not used */
 };
 
+/*
+ * One read of the preempt count classifies the call: in_nmi(),
+ * in_hardirq() and in_softirq() are its NMI, HARDIRQ and SOFTIRQ bits on
+ * the kernels accepted here (not PREEMPT_RT).
+ */
 static __always_inline enum qmempool_ctx __qmempool_ctx(void)
 {
-	if (unlikely(in_nmi() || in_hardirq()))
+	unsigned long pc = preempt_count();
+
+	if (unlikely(pc & (NMI_MASK | HARDIRQ_MASK)))
 		return QMEMPOOL_CTX_BYPASS;
-	return in_softirq() ? QMEMPOOL_CTX_BH : QMEMPOOL_CTX_TASK;
+	return pc & SOFTIRQ_MASK ? QMEMPOOL_CTX_BH : QMEMPOOL_CTX_TASK;
 }
 
-/* Exclusive use of this CPU's local queue (and no migration) */
+/* Exclusive use of this CPU's local cache (and no migration) */
 static __always_inline void __qmempool_lock(enum qmempool_ctx ctx,
 					    unsigned long *flags)
 {
@@ -203,6 +231,53 @@ static __always_inline bool __qmempool_remote(struct qmempool *pool,
 	return pool->numa && page_to_nid(virt_to_page(elem)) != numa_mem_id();
 }
 
+/*
+ * The local cache is reached with this_cpu operations on the per-CPU
+ * offsets, one segment-relative access each.  Its count is read by
+ * qmempool_cached_cpu() from anywhere: a this_cpu write is one store.
+ */
+
+/* Under __qmempool_lock(): push @elem onto this CPU's stack if it fits */
+static __always_inline bool __qmempool_push(struct qmempool *pool, void *elem)
+{
+	struct qmempool_percpu __percpu *c = pool->percpu;
+	unsigned int n = __this_cpu_read(c->count);
+
+	if (unlikely(n >= pool->localq_sz))
+		return false;
+	__this_cpu_write(c->objs[n], elem);
+	__this_cpu_write(c->count, n + 1);
+	__this_cpu_inc(c->stats.free_fast);
+	return true;
+}
+
+static __always_inline void *__qmempool_alloc_init(struct qmempool *pool,
+						   gfp_t gfp_mask, bool init)
+{
+	struct qmempool_percpu __percpu *c = pool->percpu;
+	enum qmempool_ctx ctx = __qmempool_ctx();
+	unsigned long flags = 0;
+	unsigned int n;
+	void *elem;
+
+	if (unlikely(ctx == QMEMPOOL_CTX_BYPASS))
+		return __qmempool_alloc_bypass(pool, gfp_mask, init);
+	__qmempool_lock(ctx, &flags);
+	n = __this_cpu_read(c->count);
+	if (unlikely(!n)) {
+		__qmempool_unlock(ctx, flags);
+		return __qmempool_alloc_slow(pool, gfp_mask, init);
+	}
+	/* The top of the stack: the most recently freed object */
+	elem = __this_cpu_read(c->objs[n - 1]);
+	__this_cpu_write(c->count, n - 1);
+	__this_cpu_inc(c->stats.alloc_fast);
+	__qmempool_unlock(ctx, flags);
+	if (init && want_init_on_alloc(gfp_mask))
+		memset(elem, 0, pool->obj_size);
+	return elem;
+}
+
 /**
  * __qmempool_alloc() - allocate an object (inline fast path)
  * @pool: the pool
@@ -214,23 +289,28 @@ static __always_inline bool __qmempool_remote(struct qmempool *pool,
 static __always_inline void *__qmempool_alloc(struct qmempool *pool,
 					      gfp_t gfp_mask)
 {
-	enum qmempool_ctx ctx = __qmempool_ctx();
-	unsigned long flags = 0;
-	void *elem;
+	return __qmempool_alloc_init(pool, gfp_mask, true);
+}
 
-	if (unlikely(ctx == QMEMPOOL_CTX_BYPASS))
-		return __qmempool_alloc_bypass(pool, gfp_mask);
-	__qmempool_lock(ctx, &flags);
-	if (unlikely(alf_sc_dequeue(this_cpu_ptr(pool->percpu)->localq,
-				    &elem, 1) != 1)) {
-		__qmempool_unlock(ctx, flags);
-		return __qmempool_alloc_slow(pool, gfp_mask);
-	}
-	__this_cpu_inc(pool->percpu->stats.alloc_fast);
-	__qmempool_unlock(ctx, flags);
-	if (want_init_on_alloc(gfp_mask))
-		memset(elem, 0, pool->obj_size);
-	return elem;
+/**
+ * __qmempool_alloc_noinit() - allocate an object the caller initialises
+ * @pool: the pool
+ * @gfp_mask: flags for the slab, if it must be asked
+ *
+ * As __qmempool_alloc(), but the pool does not zero the object, whatever
+ * init_on_alloc or __GFP_ZERO say (the slab may still have).  The caller
+ * takes over that duty: before anybody reads any byte of the object, the
+ * caller must have written it, and when want_init_on_alloc(@gfp_mask) is
+ * true it must have zeroed every byte it does not otherwise write, up to
+ * the cache's object size, so that nothing of a previous user can leak.
+ *
+ * Context: any; see the top of this file.
+ * Return: an object of the backing cache, or NULL.
+ */
+static __always_inline void *__qmempool_alloc_noinit(struct qmempool *pool,
+						     gfp_t gfp_mask)
+{
+	return __qmempool_alloc_init(pool, gfp_mask, false);
 }
 
 /**
@@ -244,6 +324,7 @@ static __always_inline void __qmempool_free(struct qmempool *pool, void *elem)
 {
 	enum qmempool_ctx ctx = __qmempool_ctx();
 	unsigned long flags = 0;
+	bool done;
 
 	if (unlikely(!elem))
 		return;
@@ -255,15 +336,10 @@ static __always_inline void __qmempool_free(struct qmempool *pool, void *elem)
 		memset(elem, 0, pool->obj_size);
 	__qmempool_lock(ctx, &flags);
 	/* The slow path sends a remote object to the slab */
-	if (unlikely(__qmempool_remote(pool, elem) ||
-		     alf_sp_enqueue(this_cpu_ptr(pool->percpu)->localq,
-				    &elem, 1) != 1)) {
-		__qmempool_unlock(ctx, flags);
-		__qmempool_free_slow(pool, elem);
-		return;
-	}
-	__this_cpu_inc(pool->percpu->stats.free_fast);
+	done = !__qmempool_remote(pool, elem) && __qmempool_push(pool, elem);
 	__qmempool_unlock(ctx, flags);
+	if (unlikely(!done))
+		__qmempool_free_slow(pool, elem);
 }
 
 /* The RFC's softirq-specialised entry points: the context is detected */
@@ -274,6 +350,7 @@ static __always_inline void *__qmempool_alloc_softirq(struct qmempool *pool,
 }
 
 void *qmempool_alloc(struct qmempool *pool, gfp_t gfp_mask);
+void *qmempool_alloc_noinit(struct qmempool *pool, gfp_t gfp_mask);
 void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp_mask);
 void qmempool_free(struct qmempool *pool, void *elem);
 
