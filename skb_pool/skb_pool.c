@@ -25,7 +25,7 @@
 
 static unsigned int localq = 64;
 module_param(localq, uint, 0444);
-MODULE_PARM_DESC(localq, "Slots of each CPU's local queue (default 64)");
+MODULE_PARM_DESC(localq, "Objects each CPU's local cache holds (default 64, at most 1024)");
 static unsigned int sharedq = 1024;
 module_param(sharedq, uint, 0444);
 MODULE_PARM_DESC(sharedq, "Slots of each node's shared queue (default 1024)");
@@ -96,16 +96,23 @@ static struct kmem_cache *skb_head_cache_find(void)
  */
 struct sk_buff *skb_pool_build_skb(void *data, unsigned int frag_size)
 {
-	struct sk_buff *skb = qmempool_alloc(skb_pool, GFP_ATOMIC | __GFP_NOWARN);
+	const gfp_t gfp = GFP_ATOMIC | __GFP_NOWARN;
+	struct sk_buff *skb = qmempool_alloc_noinit(skb_pool, gfp);
 
 	if (unlikely(!skb))
 		return NULL;
 	/*
 	 * build_skb_around() expects the head zeroed up to tail by its
 	 * caller, as __napi_build_skb() does: always, whatever the pool or
-	 * the slab did (a poisoned cache is not zeroed by the slab).
+	 * the slab did (a poisoned cache is not zeroed by the slab).  It
+	 * writes tail to users itself, but not what follows (extensions,
+	 * read only once active_extensions says so, and the object's
+	 * padding): under init_on_alloc those are zeroed here too, the duty
+	 * qmempool_alloc_noinit() leaves to its caller, so the head is
+	 * zeroed once instead of by the pool and again here.
 	 */
-	memset(skb, 0, offsetof(struct sk_buff, tail));
+	memset(skb, 0, want_init_on_alloc(gfp) ? skb_pool->obj_size :
+		       offsetof(struct sk_buff, tail));
 	return build_skb_around(skb, data, frag_size);
 }
 EXPORT_SYMBOL_GPL(skb_pool_build_skb);

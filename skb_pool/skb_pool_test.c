@@ -220,10 +220,37 @@ struct zero_run {
 };
 
 /*
+ * The rest of a pool head after the part build_skb() zeroes: the fields
+ * from tail to users must be build_skb()'s (the buffers differ: head and
+ * data are compared relatively), and under init_on_alloc what follows
+ * (extensions, the object's padding) must be zero, since the pool hands
+ * heads out unzeroed to skb_pool_build_skb() (qmempool_alloc_noinit()).
+ */
+static bool head_rest_ok(struct zero_run *z, struct sk_buff *skb,
+			 struct sk_buff *ref)
+{
+	size_t from = offsetofend(struct sk_buff, users);
+	void *rest = (u8 *)skb + from;
+
+	if (!QMP_EXPECT(z->t, skb->tail == ref->tail && skb->end == ref->end &&
+			skb->data - skb->head == ref->data - ref->head &&
+			skb->truesize == ref->truesize &&
+			refcount_read(&skb->users) == refcount_read(&ref->users),
+			"%s: tail..users differ from build_skb()'s", z->from))
+		return false;
+	if (!want_init_on_alloc(GFP_ATOMIC))
+		return true;
+	return QMP_EXPECT(z->t, !memchr_inv(rest, 0, z->pool->obj_size - from),
+			  "%s: init_on_alloc=1 but bytes %zu..%u of the head not zeroed",
+			  z->from, from, z->pool->obj_size);
+}
+
+/*
  * Build an skb around bufs[0] from the pool and one around bufs[1] with
  * build_skb(), on the same CPU in the same context, and compare them byte
  * by byte up to tail: build_skb() zeroes that part itself, so any
- * difference is garbage the pool's head brought along.
+ * difference is garbage the pool's head brought along.  The rest of the
+ * head: head_rest_ok().
  */
 static void zero_compare(struct zero_run *z)
 {
@@ -231,6 +258,8 @@ static void zero_compare(struct zero_run *z)
 	struct sk_buff *ref = build_skb(z->bufs[1], BUF_SIZE);
 
 	if (!QMP_EXPECT(z->t, skb && ref, "%s: build failed", z->from)) {
+		z->diffs++;
+	} else if (!head_rest_ok(z, skb, ref)) {
 		z->diffs++;
 	} else if (memcmp(skb, ref, offsetof(struct sk_buff, tail))) {
 		u8 *a = (u8 *)skb, *b = (u8 *)ref;
