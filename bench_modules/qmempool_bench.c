@@ -10,6 +10,12 @@
  *                                     fast paths of <linux/qmempool.h>
  *                                     (__qmempool_alloc/__qmempool_free)
  *                                     instead of the exported calls
+ *   qmempool/{slab,pool}_write_{reuse,pattern256} the same, each object
+ *                                     written (one store per cache line)
+ *                                     after its allocation, as a driver
+ *                                     writes an skb head: the time
+ *                                     vehicles show whether the pool hands
+ *                                     out cache-hot objects
  *   qmempool/slab_bulk16              kmem_cache_alloc_bulk/free_bulk of 16
  *   qmempool/{slab,pool}_reuse_allcpu reuse on every CPU of cpus= at once
  *   qmempool/{slab,pool}_xcpu         alloc on one CPU, free on another: the
@@ -98,9 +104,19 @@ static __always_inline void bench_free(struct pool_bench *b, enum source s,
 		kmem_cache_free(b->cache, obj);
 }
 
-/* Reuse: one object allocated and freed again */
+/* A driver's first touch of a new object: every cache line written */
+static __always_inline void bench_write(void *obj, unsigned long val)
+{
+	unsigned int off;
+
+	for (off = 0; off < OBJ_SIZE; off += L1_CACHE_BYTES)
+		WRITE_ONCE(*(unsigned long *)(obj + off), val);
+}
+
+/* Reuse: one object allocated (and written if @write) and freed again */
 static __always_inline int reuse(struct time_bench_record *rec,
-				 struct pool_bench *b, enum source pool)
+				 struct pool_bench *b, enum source pool,
+				 bool write)
 {
 	unsigned long i;
 
@@ -110,6 +126,8 @@ static __always_inline int reuse(struct time_bench_record *rec,
 
 		if (unlikely(!obj))
 			return -ENOMEM;
+		if (write)
+			bench_write(obj, i);
 		bench_free(b, pool, obj);
 	}
 	time_bench_stop(rec, i);
@@ -118,17 +136,28 @@ static __always_inline int reuse(struct time_bench_record *rec,
 
 static int slab_reuse(struct time_bench_record *rec, void *d)
 {
-	return reuse(rec, d, SLAB);
+	return reuse(rec, d, SLAB, false);
 }
 
 static int pool_reuse(struct time_bench_record *rec, void *d)
 {
-	return reuse(rec, d, POOL);
+	return reuse(rec, d, POOL, false);
 }
 
-/* The NIC pattern: a ring's worth allocated, then all freed */
+static int slab_write_reuse(struct time_bench_record *rec, void *d)
+{
+	return reuse(rec, d, SLAB, true);
+}
+
+static int pool_write_reuse(struct time_bench_record *rec, void *d)
+{
+	return reuse(rec, d, POOL, true);
+}
+
+/* The NIC pattern: a ring's worth allocated (and written), then freed */
 static __always_inline int pattern(struct time_bench_record *rec,
-				   struct pool_bench *b, enum source pool)
+				   struct pool_bench *b, enum source pool,
+				   bool write)
 {
 	unsigned long i, steps = rec->loops / PATTERN;
 	unsigned int j, k;
@@ -139,6 +168,8 @@ static __always_inline int pattern(struct time_bench_record *rec,
 			b->objs[j] = bench_alloc(b, pool);
 			if (unlikely(!b->objs[j]))
 				break;
+			if (write)
+				bench_write(b->objs[j], j);
 		}
 		for (k = 0; k < j; k++)
 			bench_free(b, pool, b->objs[k]);
@@ -151,33 +182,43 @@ static __always_inline int pattern(struct time_bench_record *rec,
 
 static int pool_inline_reuse(struct time_bench_record *rec, void *d)
 {
-	return reuse(rec, d, POOL_INLINE);
+	return reuse(rec, d, POOL_INLINE, false);
 }
 
 static int pool_inline_pattern(struct time_bench_record *rec, void *d)
 {
-	return pattern(rec, d, POOL_INLINE);
+	return pattern(rec, d, POOL_INLINE, false);
 }
 
 static int slab_pattern(struct time_bench_record *rec, void *d)
 {
-	return pattern(rec, d, SLAB);
+	return pattern(rec, d, SLAB, false);
 }
 
 static int pool_pattern(struct time_bench_record *rec, void *d)
 {
-	return pattern(rec, d, POOL);
+	return pattern(rec, d, POOL, false);
+}
+
+static int slab_write_pattern(struct time_bench_record *rec, void *d)
+{
+	return pattern(rec, d, SLAB, true);
+}
+
+static int pool_write_pattern(struct time_bench_record *rec, void *d)
+{
+	return pattern(rec, d, POOL, true);
 }
 
 #ifdef HAVE_OBJPOOL
 static int objpool_reuse(struct time_bench_record *rec, void *d)
 {
-	return reuse(rec, d, OBJPOOL);
+	return reuse(rec, d, OBJPOOL, false);
 }
 
 static int objpool_pattern(struct time_bench_record *rec, void *d)
 {
-	return pattern(rec, d, OBJPOOL);
+	return pattern(rec, d, OBJPOOL, false);
 }
 #endif
 
@@ -283,6 +324,10 @@ static const struct {
 	{ "pool_pattern256", pool_pattern },
 	{ "pool_inline_reuse", pool_inline_reuse },
 	{ "pool_inline_pattern256", pool_inline_pattern },
+	{ "slab_write_reuse", slab_write_reuse },
+	{ "pool_write_reuse", pool_write_reuse },
+	{ "slab_write_pattern256", slab_write_pattern },
+	{ "pool_write_pattern256", pool_write_pattern },
 	{ "slab_bulk16", slab_bulk16 },
 	{ "slab_reuse_allcpu", slab_reuse, ALLCPU },
 	{ "pool_reuse_allcpu", pool_reuse, ALLCPU },
