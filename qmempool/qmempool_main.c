@@ -229,12 +229,14 @@ EXPORT_SYMBOL_GPL(__qmempool_alloc_slow);
  * @pool: the pool
  * @elem: the object being freed
  *
- * Called by __qmempool_free() when the local cache is full or @elem is of
- * another node.  Another node's object goes to the slab.  Otherwise the
- * top half of the local cache moves to the node's shared queue, as the
- * NAPI skb cache flushes its top half, and @elem, the cache-hot one, goes
- * onto the local cache.  If the shared queue has no room for them all, a
- * bulk of the rest goes to the slab and the others stay.
+ * Called by __qmempool_free() when the local cache is full, @elem is of
+ * another node, or init_on_free is on (@elem is zeroed here).  Another
+ * node's object goes to the slab.  If the local cache has room, @elem goes
+ * onto it.  Otherwise the top half of the local cache moves to the node's
+ * shared queue, as the NAPI skb cache flushes its top half, and @elem,
+ * the cache-hot one, goes onto the local cache.  If the shared queue has
+ * no room for them all, a bulk of the rest goes to the slab and the others
+ * stay.
  *
  * Context: any; see include/linux/qmempool.h.
  */
@@ -250,6 +252,8 @@ void __qmempool_free_slow(struct qmempool *pool, void *elem)
 		__qmempool_free_bypass(pool, elem);
 		return;
 	}
+	if (want_init_on_free())
+		memset(elem, 0, pool->obj_size);
 	__qmempool_lock(ctx, &flags);
 	if (__qmempool_remote(pool, elem)) {
 		__qmempool_unlock(ctx, flags);
@@ -257,9 +261,13 @@ void __qmempool_free_slow(struct qmempool *pool, void *elem)
 		kmem_cache_free(pool->kmem, elem);
 		return;
 	}
+	/* init_on_free, or a softirq allocated since the fast path looked */
+	if (__qmempool_push(pool, elem)) {
+		__qmempool_unlock(ctx, flags);
+		return;
+	}
 	c = this_cpu_ptr(pool->percpu);
-	/* A softirq may have allocated here since the fast path looked */
-	n = c->count < pool->localq_sz ? 0 : qmempool_move(pool);
+	n = qmempool_move(pool);
 	top = c->objs + c->count - n;
 	moved = alf_mp_enqueue_variable(sharedq_of(pool, numa_mem_id()), top,
 					n);

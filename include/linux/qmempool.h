@@ -332,8 +332,11 @@ static __always_inline void __qmempool_free(struct qmempool *pool, void *elem)
 		__qmempool_free_bypass(pool, elem);
 		return;
 	}
-	if (want_init_on_free())
-		memset(elem, 0, pool->obj_size);
+	/* init_on_free: the slow path zeroes (no call on the fast path) */
+	if (want_init_on_free()) {
+		__qmempool_free_slow(pool, elem);
+		return;
+	}
 	__qmempool_lock(ctx, &flags);
 	/* The slow path sends a remote object to the slab */
 	done = !__qmempool_remote(pool, elem) && __qmempool_push(pool, elem);
