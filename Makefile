@@ -2,11 +2,12 @@
 #
 # qmempool: out-of-tree kernel modules (alf_queue, qmempool, skb_pool_hook)
 #
-#   make                 build every module for KDIR
+#   make                 build every module for the running kernel (its
+#                        headers: linux-headers-$(uname -r))
 #   make KDIR=<dir>      ... against another kernel build/headers directory
 #   make W=1 / C=2       extra warnings / sparse on every file (kbuild)
-#   make check           build + run all tests in QEMU guests (every stock
-#                        kernel installed here) and the user-space TSan run
+#   make check           build + run all tests in QEMU guests (every test
+#                        kernel in the cache) and the user-space TSan run
 #   make check-debug     the guest tests on debug kernels built from
 #                        linux-source-6.12 (KASAN + lockdep, KCSAN; cached):
 #                        any sanitizer or lockdep report fails
@@ -14,7 +15,9 @@
 #   make bench           benchmark figures (QEMU -icount, UML, TCG, user)
 #                        into build/bench/, BENCHMARKS.md and README.md
 #   make bench HOST=1    the same in the running kernel (root, headers)
-#   make deps            install everything the build and the tests need
+#   make deps            as root: install the tools the build and the tests
+#                        need (never a kernel) and fetch the test kernels
+#                        into /var/cache/qmempool/kernels (not installed)
 #   make lint            checkpatch.pl on every source file
 #   make user-check      only the user-space tests of the ALF queue
 #   make deb             the Debian package qmempool-dkms_<VERSION>_all.deb in
@@ -26,11 +29,12 @@
 #   make pkg-journey     the package's journey: install, boot, purge (root)
 #   make clean
 #
-# KDIR defaults to the running kernel's build directory, else the newest
-# Debian headers installed under /lib/modules/*/build.
+# KDIR defaults to the running kernel's build directory (Debian: package
+# linux-headers-$(uname -r)).  The test kernels' are in the cache, e.g.
+# KDIR=/var/cache/qmempool/kernels/<version>/usr/src/linux-headers-<version>.
 
-KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	$(lastword $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V)))
+KREL := $(shell uname -r)
+KDIR ?= /lib/modules/$(KREL)/build
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
@@ -42,9 +46,13 @@ DEBUG_KERNELS ?= kasan kcsan
 all: modules
 
 modules:
-	@if [ -z "$(KDIR)" ] || [ ! -d "$(KDIR)" ]; then \
-		echo "qmempool: no kernel headers found (KDIR='$(KDIR)')." >&2; \
-		echo "qmempool: run 'make deps' or pass KDIR=<kernel build dir>." >&2; \
+	@if [ ! -d "$(KDIR)" ]; then \
+		echo "qmempool: no kernel headers in $(KDIR)." >&2; \
+		if [ "$(KDIR)" = "/lib/modules/$(KREL)/build" ]; then \
+			echo "qmempool: for the running kernel, as root:" \
+				"apt-get install linux-headers-$(KREL)" >&2; \
+		fi; \
+		echo "qmempool: or pass KDIR=<kernel build dir>." >&2; \
 		exit 1; \
 	fi
 	$(MAKE) -C $(KDIR) M=$(TOP) modules

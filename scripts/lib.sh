@@ -37,20 +37,40 @@ qmp_need_root() {
 	[ "$(id -u)" -eq 0 ] || qmp_die "must run as root"
 }
 
-# Installed stock kernels usable for tests: a kernel image, an initrd and
-# a build (headers) directory.  One version per line, sorted -V.
-# QMP_KERNELS="v1 v2" narrows the list to those versions.
+# The test kernels: Debian's stock kernels the guests boot, fetched by
+# scripts/setup with `apt-get download` and unpacked with dpkg-deb (never
+# installed on this host) into $QMP_KCACHE/<version>/, a merged-/usr tree:
+#   boot/vmlinuz-<v>, usr/lib/modules/<v> (build, source: relative links),
+#   usr/src/linux-headers-<v>{,-common}, usr/lib/linux-kbuild-<series>,
+#   packages (name and version of every package unpacked: the tree is
+#   complete when it exists).
+QMP_KCACHE=$QMP_CACHE/kernels
+
+qmp_kroot()    { printf '%s\n' "$QMP_KCACHE/$1"; }
+qmp_kimage()   { printf '%s\n' "$QMP_KCACHE/$1/boot/vmlinuz-$1"; }
+qmp_kmodules() { printf '%s\n' "$QMP_KCACHE/$1/usr/lib/modules/$1"; }
+# KDIR of the test kernel $1: `make -C "$(qmp_kdir V)" M=...` builds for it.
+qmp_kdir()     { printf '%s\n' "$QMP_KCACHE/$1/usr/src/linux-headers-$1"; }
+
+# The test kernels unpacked in the cache, one version per line, sorted -V.
+# QMP_KERNELS="v1 v2" narrows the list to those versions (scripts/setup
+# fetches the versions it names).
 qmp_kernels() {
 	local d v
 	if [ -n "${QMP_KERNELS:-}" ]; then
 		for v in $QMP_KERNELS; do echo "$v"; done
 		return
 	fi
-	for d in /lib/modules/*/; do
-		v=$(basename "$d")
-		[ -f "/boot/vmlinuz-$v" ] && [ -f "/boot/initrd.img-$v" ] &&
-			[ -d "/lib/modules/$v/build" ] && echo "$v"
+	for d in "$QMP_KCACHE"/*/; do
+		[ -f "$d/packages" ] && basename "$d"
 	done | sort -V
+}
+
+# Unpack the .deb $1 into the directory $2 as dpkg-deb -x does, but with
+# /bin, /sbin, /lib and /lib64 into /usr: the trees are merged-/usr.
+qmp_deb_unpack() {
+	dpkg-deb --fsys-tarfile "$1" | tar -x -C "$2" \
+		--transform='s,^\./\(bin\|sbin\|lib\|lib64\)\(/\|$\),./usr/\1\2,S'
 }
 
 # Copy the source tree (git's files if this is a checkout) to $1,
