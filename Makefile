@@ -13,8 +13,12 @@
 #                        any sanitizer or lockdep report fails
 #                        (DEBUG_KERNELS="kasan" only kernel A)
 #   make bench           benchmark figures (QEMU -icount, UML, TCG, user)
-#                        into build/bench/, BENCHMARKS.md and README.md
+#                        into build/bench/ (tables, JSON, plots; prints the
+#                        summary); QMP_BENCH_VEHICLES="..." picks vehicles
 #   make bench HOST=1    the same in the running kernel (root, headers)
+#   make bench-publish   merge build/bench/'s last run into BENCHMARKS.md,
+#                        benchmarks/*.png and README.md's summary, replacing
+#                        only the vehicles and kernels that run measured
 #   make deps            as root: install the tools the build and the tests
 #                        need (never a kernel) and fetch the test kernels
 #                        into /var/cache/qmempool/kernels (not installed)
@@ -40,7 +44,8 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
 DEBUG_KERNELS ?= kasan kcsan
 
-.PHONY: all modules clean check check-debug bench deps lint user-check modules_install help
+.PHONY: all modules clean check check-debug bench bench-publish deps lint
+.PHONY: user-check modules_install help
 .PHONY: deb dkms-install dkms-remove pkg-journey
 
 all: modules
@@ -77,6 +82,9 @@ check-debug:
 
 bench:
 	QMP_BENCH_HOST=$(HOST) $(TOP)/scripts/bench
+
+bench-publish:
+	$(TOP)/scripts/bench-report --publish $(TOP)/build/bench
 
 lint:
 	$(TOP)/scripts/lint
