@@ -44,7 +44,8 @@ qmp_need_root() {
 #   usr/src/linux-headers-<v>{,-common}, usr/lib/linux-kbuild-<series>,
 #   packages (name and version of every package unpacked: the tree is
 #   complete when it exists).
-QMP_KCACHE=$QMP_CACHE/kernels
+QMP_KCACHE=${QMP_KCACHE:-$QMP_CACHE/kernels}
+export QMP_KCACHE
 
 qmp_kroot()    { printf '%s\n' "$QMP_KCACHE/$1"; }
 qmp_kimage()   { printf '%s\n' "$QMP_KCACHE/$1/boot/vmlinuz-$1"; }
