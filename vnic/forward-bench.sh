@@ -88,40 +88,13 @@
 # vnic-test.sh: vnic0 198.18.0.1/24, vnic1 198.19.0.1/24 and a permanent
 # neighbour 198.19.0.2, the frames' destination (UDP port 9).
 
-DIR=$(cd "$(dirname "$0")" && pwd)
-SELF=$DIR/$(basename "$0")
-KO=$DIR/qmp_vnic.ko
-DBG=/sys/kernel/debug/qmp_vnic
-HOOK=/sys/module/skb_pool_hook/parameters/hook
-PEER=02:51:4d:50:ff:fe		# the frames' source MAC, vnic1's neighbour
+VNIC_PROG=forward-bench
+# shellcheck source=vnic/vnic-lib.sh
+. "$(dirname "$0")/vnic-lib.sh"
+SELF=$VNIC_DIR/$(basename "$0")
 
 # ---- counters ----------------------------------------------------------
 
-# vsum DEV NAME...: the sum of totals of DEV's debugfs stats
-vsum() {
-	vs_dev=$1
-	shift
-	awk -v k=" $* " 'BEGIN { v = 0 } $1 == "queue" { exit }
-		index(k, " " $1 " ") { v += $2 } END { printf "%.0f\n", v }' \
-		"$DBG/$vs_dev/stats" 2>/dev/null
-}
-# qdrops DEV: packets dropped by DEV's qdiscs (the root sums its children)
-qdrops() {
-	tc -s qdisc show dev "$1" 2>/dev/null | awk 'BEGIN { v = 0 } /^qdisc/ { root = / root/ }
-		root && /dropped/ { sub(/.*dropped /, ""); sub(/,.*/, ""); v = $0; exit }
-		END { print v + 0 }'
-}
-# snmp NAME: the IPv4 MIB counter NAME (/proc/net/snmp, "Ip:" lines)
-snmp() {
-	awk -v k="$1" '$1 == "Ip:" { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 }
-		else print $c[k] }' /proc/net/snmp
-}
-# nft_count: packets counted by the early-drop rule
-nft_count() {
-	nft list chain ip raw prerouting 2>/dev/null | awk 'BEGIN { v = 0 }
-		/counter packets/ { for (i = 1; i < NF; i++) if ($i == "packets") v = $(i + 1) }
-		END { print v }'
-}
 # fwd_done EXPECTED Q0: frames vnic1 is done with (completed, or dropped
 # by its TX path) and, only when those fall short of EXPECTED, plus the
 # drops of its qdisc since they were Q0
@@ -211,14 +184,6 @@ for t in $TESTS $PROFILE; do
 	esac
 done
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1 # $2"; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
-diag() { echo "# $*"; }
-progress() { echo "forward-bench: $*" >/dev/kmsg 2>/dev/null; }
-
 # ---- set-up ------------------------------------------------------------
 
 TMP=${TMPDIR:-/tmp}/forward-bench.$$
@@ -235,27 +200,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-load() { # params: insmod, then the addresses, routes and the neighbour
-	insmod "$KO" "$@" || return 1
-	for d in vnic0 vnic1; do
-		[ -d "/proc/sys/net/ipv6/conf/$d" ] &&
-			echo 1 >"/proc/sys/net/ipv6/conf/$d/disable_ipv6"
-		echo 0 >"/proc/sys/net/ipv4/conf/$d/rp_filter"
-	done
-	ip link set vnic0 up && ip link set vnic1 up &&
-		ip addr add 198.18.0.1/24 dev vnic0 &&
-		ip addr add 198.19.0.1/24 dev vnic1 &&
-		ip neigh replace 198.19.0.2 lladdr "$PEER" dev vnic1 nud permanent
-}
-
-drop_rule() { # on|off: the early drop of the frames arriving on vnic0
-	nft delete table ip raw 2>/dev/null
-	[ "$1" = on ] || return 0
-	nft add table ip raw &&
-		nft add chain ip raw prerouting '{ type filter hook prerouting priority raw; policy accept; }' &&
-		nft add rule ip raw prerouting iifname vnic0 counter drop
-}
 
 # set_mode MODE: both devices, and the pool's free hook (off for stock)
 set_mode() {
@@ -486,14 +430,8 @@ planned=0
 for t in $TESTS; do planned=$((planned + 2)); done
 echo "KTAP version 1"
 echo "1..$planned"
-for f in /proc/sys/net/ipv6/conf/default/disable_ipv6 \
-	/proc/sys/net/ipv6/conf/all/disable_ipv6; do
-	[ -f "$f" ] && echo 1 >"$f"
-done
-echo 0 >/proc/sys/net/ipv4/conf/all/rp_filter
-echo 0 >/proc/sys/net/ipv4/conf/default/rp_filter
-echo 1 >/proc/sys/net/ipv4/ip_forward
-rmmod qmp_vnic 2>/dev/null
+net_sysctl
+unload
 online=$(grep -c ^processor /proc/cpuinfo)
 last_cpu=$(sed 's/.*[-,]//' /sys/devices/system/cpu/online)
 diag "count=$COUNT runs=$RUNS warmup=$WARMUP flows=$FLOWS clock=$CLOCK, $online CPUs, events $EVENTS"
@@ -519,7 +457,7 @@ for t in $TESTS; do
 	progress "$t: insmod qmp_vnic.ko $params"
 	# shellcheck disable=SC2086 # parameters split on purpose
 	if ! load $params || ! echo "$flows" >"$DBG/vnic0/flows" ||
-		{ [ "$kind" = drop ] && ! drop_rule on; }; then
+		{ [ "$kind" = drop ] && ! drop_rule on iifname vnic0; }; then
 		not_ok "fwd_${t}_stock" "insmod $params or the set-up failed"
 		not_ok "fwd_${t}_pool" "insmod $params or the set-up failed"
 		drop_rule off

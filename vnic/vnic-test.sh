@@ -25,10 +25,6 @@
 # 198.19.0.1/24 and a permanent neighbour 198.19.0.2, the destination of
 # the generated frames (source 198.18.0.2, UDP port 9).
 
-DIR=$(cd "$(dirname "$0")" && pwd)
-KO=$DIR/qmp_vnic.ko
-DBG=/sys/kernel/debug/qmp_vnic
-PEER=02:51:4d:50:ff:fe		# the frames' source MAC, vnic1's neighbour
 COUNT=20000			# frames per case
 TIMEOUT=300			# seconds a run may take
 for arg; do
@@ -37,15 +33,10 @@ for arg; do
 	timeout=*) TIMEOUT=${arg#timeout=} ;;
 	esac
 done
+VNIC_PROG=vnic-test
+# shellcheck source=vnic/vnic-lib.sh
+. "$(dirname "$0")/vnic-lib.sh"
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1 # $2"; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
-diag() { echo "# $*"; }
-# Progress in the kernel log, in case the guest dies in the middle
-progress() { echo "vnic-test: $*" >/dev/kmsg 2>/dev/null; }
 # check NAME REASON COMMAND...: ok if COMMAND succeeds, else not ok
 check() {
 	cname=$1 creason=$2
@@ -53,13 +44,6 @@ check() {
 	if "$@"; then ok "$cname"; else not_ok "$cname" "$creason"; fi
 }
 
-# ---- counters ----------------------------------------------------------
-
-# vstat DEV NAME: a total of DEV's debugfs stats (0 if none)
-vstat() {
-	awk -v k="$2" 'BEGIN { v = 0 } $1 == k { v = $2; exit } END { print v }' \
-		"$DBG/$1/stats" 2>/dev/null
-}
 # qstat DEV NAME: the counter NAME of each queue of DEV, one per line
 qstat() {
 	awk -v k="$2" '$1 == "queue" { for (i = 1; i <= NF; i++) if ($i == k) c = i; next }
@@ -67,17 +51,6 @@ qstat() {
 }
 # min_qstat DEV NAME: the smallest of them
 min_qstat() { qstat "$1" "$2" | sort -n | head -n 1; }
-# qdrops DEV: packets dropped by DEV's qdiscs (the root sums its children)
-qdrops() {
-	tc -s qdisc show dev "$1" 2>/dev/null | awk 'BEGIN { v = 0 } /^qdisc/ { root = / root/ }
-		root && /dropped/ { sub(/.*dropped /, ""); sub(/,.*/, ""); v = $0; exit }
-		END { print v + 0 }'
-}
-# snmp NAME: the IPv4 MIB counter NAME (/proc/net/snmp, "Ip:" lines)
-snmp() {
-	awk -v k="$1" '$1 == "Ip:" { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 }
-		else print $c[k] }' /proc/net/snmp
-}
 # pool_stat NAME: a counter of skb_pool's qmempool (the only pool here)
 pool_stat() {
 	for f in /sys/kernel/debug/qmempool/*; do
@@ -85,30 +58,8 @@ pool_stat() {
 	done
 	echo 0
 }
-# nft_count: packets counted by the early-drop rule
-nft_count() {
-	nft list chain ip raw prerouting 2>/dev/null |
-		awk '/counter packets/ { for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }'
-}
 
-# ---- set-up ------------------------------------------------------------
-
-load() { # [params]: insmod, then the addresses, routes and the neighbour
-	insmod "$KO" "$@" || return 1
-	for d in vnic0 vnic1; do
-		[ -d "/proc/sys/net/ipv6/conf/$d" ] &&
-			echo 1 >"/proc/sys/net/ipv6/conf/$d/disable_ipv6"
-		echo 0 >"/proc/sys/net/ipv4/conf/$d/rp_filter"
-	done
-	ip link set vnic0 up && ip link set vnic1 up &&
-		ip addr add 198.18.0.1/24 dev vnic0 &&
-		ip addr add 198.19.0.1/24 dev vnic1 &&
-		ip neigh replace 198.19.0.2 lladdr "$PEER" dev vnic1 nud permanent
-}
-
-unload() { rmmod qmp_vnic 2>/dev/null; }
-
-# set DEV FILE VALUE: write a debugfs file
+# set_dbg DEV FILE VALUE: write a debugfs file
 set_dbg() { echo "$3" >"$DBG/$1/$2"; }
 
 # wait_rx DEV: until DEV generated every requested frame
@@ -119,14 +70,6 @@ wait_rx() {
 		[ "$wt" -gt 0 ] || return 1
 		sleep 0.2
 	done
-}
-
-drop_rule() { # on|off: the early drop of the generated frames on vnic0
-	nft delete table ip raw 2>/dev/null
-	[ "$1" = on ] || return 0
-	nft add table ip raw &&
-		nft add chain ip raw prerouting '{ type filter hook prerouting priority raw; policy accept; }' &&
-		nft add rule ip raw prerouting iifname vnic0 udp dport 9 counter drop
 }
 
 # ---- cases -------------------------------------------------------------
@@ -140,7 +83,7 @@ refuse() {
 	while [ $# -gt 1 ]; do rparams="$rparams $1"; shift; done
 	dmesg -C 2>/dev/null
 	# shellcheck disable=SC2086 # parameters split on purpose
-	if insmod "$KO" $rparams 2>/dev/null; then
+	if insmod "$VNIC_KO" $rparams 2>/dev/null; then
 		unload
 		not_ok "$rname" "insmod$rparams succeeded"
 	elif ! dmesg | grep -q "qmp_vnic: $rmsg"; then
@@ -153,11 +96,11 @@ refuse() {
 # drop_case NAME MODE FLOWS: COUNT frames on vnic0, all dropped by nft
 drop_case() {
 	progress "$1"
-	if ! { set_dbg vnic0 mode "$2" && set_dbg vnic0 flows "$3" && drop_rule on; }; then
+	if ! { set_dbg vnic0 mode "$2" && set_dbg vnic0 flows "$3" && drop_rule on iifname vnic0 udp dport 9; }; then
 		not_ok "$1" "set-up failed"
 		return
 	fi
-	g0=$(vstat vnic0 rx_generated) f0=$(snmp ForwDatagrams)
+	g0=$(vsum vnic0 rx_generated) f0=$(snmp ForwDatagrams)
 	set_dbg vnic0 rx_count "$COUNT"
 	if ! wait_rx vnic0; then
 		not_ok "$1" "vnic0 still has $(cat "$DBG/vnic0/rx_pending") frames to generate after ${TIMEOUT}s"
@@ -178,7 +121,7 @@ drop_case() {
 		last=${c:-0}
 		sleep 0.2
 	done
-	g=$(($(vstat vnic0 rx_generated) - g0))
+	g=$(($(vsum vnic0 rx_generated) - g0))
 	fw=$(($(snmp ForwDatagrams) - f0))
 	drop_rule off
 	diag "$1: generated $g, dropped by nft $c, forwarded $fw"
@@ -195,9 +138,9 @@ drop_case() {
 fwd_start() {
 	set_dbg vnic0 mode "$1" && set_dbg vnic1 mode "$1" &&
 		set_dbg vnic0 flows "$2" || return 1
-	g0=$(vstat vnic0 rx_generated) c0=$(vstat vnic1 tx_completed)
-	d0=$(($(qdrops vnic1) + $(vstat vnic1 tx_dropped)))
-	f0=$(snmp ForwDatagrams) r0=$(vstat vnic1 tx_completed_remote)
+	g0=$(vsum vnic0 rx_generated) c0=$(vsum vnic1 tx_completed)
+	d0=$(($(qdrops vnic1) + $(vsum vnic1 tx_dropped)))
+	f0=$(snmp ForwDatagrams) r0=$(vsum vnic1 tx_completed_remote)
 	set_dbg vnic0 rx_count "$3"
 }
 
@@ -211,8 +154,8 @@ fwd_end() {
 	# Until every frame is accounted for, or nothing moved for 2 s
 	last=-1 same=0
 	while :; do
-		c=$(($(vstat vnic1 tx_completed) - c0))
-		d=$(($(qdrops vnic1) + $(vstat vnic1 tx_dropped) - d0))
+		c=$(($(vsum vnic1 tx_completed) - c0))
+		d=$(($(qdrops vnic1) + $(vsum vnic1 tx_dropped) - d0))
 		[ $((c + d)) -lt "$2" ] || break
 		if [ $((c + d)) -eq "$last" ]; then
 			same=$((same + 1))
@@ -223,8 +166,8 @@ fwd_end() {
 		last=$((c + d))
 		sleep 0.2
 	done
-	g=$(($(vstat vnic0 rx_generated) - g0)) fw=$(($(snmp ForwDatagrams) - f0))
-	r=$(($(vstat vnic1 tx_completed_remote) - r0))
+	g=$(($(vsum vnic0 rx_generated) - g0)) fw=$(($(snmp ForwDatagrams) - f0))
+	r=$(($(vsum vnic1 tx_completed_remote) - r0))
 	diag "$1: generated $g, forwarded $fw, completed on vnic1 $c (remote $r), dropped $d"
 	if [ "$g" -ne "$2" ] || [ "$fw" -ne "$2" ] || [ $((c + d)) -ne "$2" ]; then
 		not_ok "$1" "requested $2, generated $g, forwarded $fw, completed $c + dropped $d"
@@ -250,20 +193,14 @@ fwd_case() {
 # ---- the document ------------------------------------------------------
 
 echo "KTAP version 1"
-echo "1..22"
-for f in /proc/sys/net/ipv6/conf/default/disable_ipv6 \
-	/proc/sys/net/ipv6/conf/all/disable_ipv6; do
-	[ -f "$f" ] && echo 1 >"$f"
-done
-echo 0 >/proc/sys/net/ipv4/conf/all/rp_filter
-echo 0 >/proc/sys/net/ipv4/conf/default/rp_filter
-echo 1 >/proc/sys/net/ipv4/ip_forward
+echo "1..24"
+net_sysctl
 unload
 possible=$(($(sed 's/.*[-,]//' /sys/devices/system/cpu/possible) + 1))
 last_cpu=$(sed 's/.*[-,]//' /sys/devices/system/cpu/online)
 diag "count=$COUNT, $possible possible CPUs, last online CPU $last_cpu"
 
-# 1-7: bad parameters
+# 1-9: bad parameters
 progress "bad parameters"
 refuse "refuse_ndev_0" ndev=0 "ndev=0"
 refuse "refuse_ndev_17" ndev=17 "ndev=17"
@@ -271,6 +208,8 @@ refuse "refuse_queues_over_nr_cpu_ids" "queues=$((possible + 1))" "queues=$((pos
 refuse "refuse_bad_mode" mode=fast "mode=fast"
 refuse "refuse_tx_cpu_out_of_range" "tx_cpu=$possible" "tx_cpu=$possible"
 refuse "refuse_tx_ring_not_power_of_2" tx_ring=1000 "tx_ring=1000"
+refuse "refuse_rx_ring_too_small" rx_ring=32 "rx_ring=32"
+refuse "refuse_flows_0" flows=0 "flows=0"
 off=/sys/devices/system/cpu/cpu$last_cpu/online
 if [ "$last_cpu" -gt 0 ] && [ -w "$off" ] && echo 0 >"$off"; then
 	refuse "refuse_tx_cpu_offline" "tx_cpu=$last_cpu" "tx_cpu=$last_cpu"
@@ -279,21 +218,21 @@ else
 	skip "refuse_tx_cpu_offline" "cannot take CPU $last_cpu offline"
 fi
 
-# 8: the default load
+# 10: the default load
 progress "load"
 online=$(grep -c ^processor /proc/cpuinfo)
 if ! load; then
 	not_ok "load_defaults" "insmod or the network set-up failed"
 	unload
 	# The rest cannot run
-	while [ "$n" -lt 22 ]; do skip "case_$((n + 1))" "no device"; done
+	while [ "$n" -lt 24 ]; do skip "case_$((n + 1))" "no device"; done
 	exit 1
 fi
-nq=$(vstat vnic0 queues)
+nq=$(vsum vnic0 queues)
 check "load_defaults" "vnic0 has $nq queues for $online CPUs" \
 	[ "$nq" = "$online" ] && [ -d "$DBG/vnic1" ] && [ -d /sys/class/net/vnic1 ]
 
-# 9-16: early drop and forwarding, stock and pool
+# 11-18: early drop and forwarding, stock and pool
 for m in stock pool; do
 	drop_case "drop_1_flow_$m" "$m" 1
 	drop_case "drop_64_flows_$m" "$m" 64
@@ -301,7 +240,7 @@ for m in stock pool; do
 	fwd_case "forward_64_flows_$m" "$m" 64
 done
 
-# 17: the mode switched while frames flow: 10 requests of 5 * COUNT
+# 19: the mode switched while frames flow: 10 requests of 5 * COUNT
 # frames, each followed by a switch of both devices
 progress "mode switch"
 if fwd_start stock 64 0; then
@@ -329,18 +268,18 @@ else
 	not_ok "mode_switch_under_traffic" "set-up failed"
 fi
 
-# 18: both devices down and up while frames flow (vnic0's pending frames
+# 20: both devices down and up while frames flow (vnic0's pending frames
 # are discarded, vnic1's TX ring flushed); then they work as before
 progress "down and up"
 dname=down_up_under_traffic
 if fwd_start pool 64 $((COUNT * 50)); then
 	sleep 0.5
-	x0=$(vstat vnic0 rx_discarded)
+	x0=$(vsum vnic0 rx_discarded)
 	ip link set vnic1 down && ip link set vnic1 up &&
 		ip link set vnic0 down && ip link set vnic0 up &&
-		ip neigh replace 198.19.0.2 lladdr "$PEER" dev vnic1 nud permanent
+		ip neigh replace 198.19.0.2 lladdr "$VNIC_PEER" dev vnic1 nud permanent
 	rc=$?
-	x=$(($(vstat vnic0 rx_discarded) - x0))
+	x=$(($(vsum vnic0 rx_discarded) - x0))
 	diag "$dname: $x frames discarded by vnic0's ndo_stop"
 	if [ "$rc" -ne 0 ]; then
 		not_ok "$dname" "ip link set down/up failed"
@@ -354,7 +293,7 @@ else
 fi
 unload
 
-# 19-20: TX completion on another CPU than RX
+# 21-22: TX completion on another CPU than RX
 progress "tx_cpu"
 for m in pool stock; do
 	name="forward_tx_cpu_$m"
@@ -367,13 +306,13 @@ for m in pool stock; do
 		continue
 	fi
 	progress "$name"
-	a0=$(pool_stat alloc_shared) i0=$(vstat vnic1 tx_ipi)
+	a0=$(pool_stat alloc_shared) i0=$(vsum vnic1 tx_ipi)
 	if ! fwd_start "$m" 64 "$COUNT"; then
 		not_ok "$name" "set-up failed"
 		continue
 	fi
 	fwd_end "$name" "$COUNT" || continue
-	a=$(($(pool_stat alloc_shared) - a0)) i=$(($(vstat vnic1 tx_ipi) - i0))
+	a=$(($(pool_stat alloc_shared) - a0)) i=$(($(vsum vnic1 tx_ipi) - i0))
 	diag "$name: $i completion IPIs, $a pool refills from the shared layer"
 	if [ "$r" -eq 0 ] || [ "$i" -eq 0 ]; then
 		not_ok "$name" "no completion on another CPU ($r remote, $i IPIs)"
@@ -385,7 +324,7 @@ for m in pool stock; do
 done
 unload
 
-# 21-22: rmmod while frames flow both ways, 5 times; then the memory
+# 23-24: rmmod while frames flow both ways, 5 times; then the memory
 # of the rings and of the skbs in flight must be back (a leak of the RX
 # rings' pages alone is 16 MiB per cycle with 2 devices of 4 queues)
 progress "unload under traffic"
@@ -416,7 +355,7 @@ for cycle in 1 2 3 4 5; do
 		break
 	fi
 	# vnic0 -> vnic1 as before; vnic1 -> vnic0 to 198.18.0.2
-	ip neigh replace 198.18.0.2 lladdr "$PEER" dev vnic0 nud permanent
+	ip neigh replace 198.18.0.2 lladdr "$VNIC_PEER" dev vnic0 nud permanent
 	set_dbg vnic1 ip_src 198.19.0.2
 	set_dbg vnic1 ip_dst 198.18.0.2
 	set_dbg vnic0 flows 64
@@ -425,7 +364,7 @@ for cycle in 1 2 3 4 5; do
 	set_dbg vnic0 rx_count 1000000000
 	set_dbg vnic1 rx_count 1000000000
 	sleep 1
-	done0=$(vstat vnic0 tx_completed) done1=$(vstat vnic1 tx_completed)
+	done0=$(vsum vnic0 tx_completed) done1=$(vsum vnic1 tx_completed)
 	moving="$moving $done1/$done0"
 	rmmod qmp_vnic
 	rc=$?

@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# vnic-lib.sh - what the guest scripts of qmp_vnic.ko share (sourced by
+# vnic-test.sh, vnic-hook-test.sh and forward-bench.sh, which sit next
+# to it and to qmp_vnic.ko in the payload; never run).  The sourcing
+# script sets VNIC_PROG, its name in the kernel log, first.
+#
+# The network every script builds: vnic0 198.18.0.1/24, vnic1
+# 198.19.0.1/24 with a permanent neighbour 198.19.0.2 (MAC VNIC_PEER),
+# the destination of the frames vnic0 generates (source 198.18.0.2,
+# UDP port 9); IPv6 off, no reverse-path filter, IPv4 forwarding on.
+
+VNIC_DIR=$(cd "$(dirname "$0")" && pwd)
+VNIC_KO=$VNIC_DIR/qmp_vnic.ko
+DBG=/sys/kernel/debug/qmp_vnic
+# shellcheck disable=SC2034 # for the scripts that source this file
+HOOK=/sys/module/skb_pool_hook/parameters/hook
+VNIC_PEER=02:51:4d:50:ff:fe	# the frames' source MAC, vnic1's neighbour
+
+# ---- KTAP --------------------------------------------------------------
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1 # $2"; }
+skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+diag() { echo "# $*"; }
+# Progress in the kernel log, in case the guest dies in the middle
+progress() { echo "$VNIC_PROG: $*" >/dev/kmsg 2>/dev/null; }
+
+# ---- counters ----------------------------------------------------------
+
+# vsum DEV NAME...: the sum of the totals NAME... of DEV's debugfs stats
+# (0 if none)
+vsum() {
+	vs_dev=$1
+	shift
+	awk -v k=" $* " 'BEGIN { v = 0 } $1 == "queue" { exit }
+		index(k, " " $1 " ") { v += $2 } END { printf "%.0f\n", v }' \
+		"$DBG/$vs_dev/stats" 2>/dev/null
+}
+# qdrops DEV: packets dropped by DEV's qdiscs (the root sums its children)
+qdrops() {
+	tc -s qdisc show dev "$1" 2>/dev/null | awk 'BEGIN { v = 0 } /^qdisc/ { root = / root/ }
+		root && /dropped/ { sub(/.*dropped /, ""); sub(/,.*/, ""); v = $0; exit }
+		END { print v + 0 }'
+}
+# snmp NAME: the IPv4 MIB counter NAME (/proc/net/snmp, "Ip:" lines)
+snmp() {
+	awk -v k="$1" '$1 == "Ip:" { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 }
+		else print $c[k] }' /proc/net/snmp
+}
+# nft_count: packets counted by the early-drop rule (0 without one)
+nft_count() {
+	nft list chain ip raw prerouting 2>/dev/null | awk 'BEGIN { v = 0 }
+		/counter packets/ { for (i = 1; i < NF; i++) if ($i == "packets") v = $(i + 1) }
+		END { print v }'
+}
+
+# ---- set-up ------------------------------------------------------------
+
+# net_sysctl: IPv6 off, no reverse-path filter, IPv4 forwarding on
+net_sysctl() {
+	for f in /proc/sys/net/ipv6/conf/default/disable_ipv6 \
+		/proc/sys/net/ipv6/conf/all/disable_ipv6; do
+		[ -f "$f" ] && echo 1 >"$f"
+	done
+	echo 0 >/proc/sys/net/ipv4/conf/all/rp_filter
+	echo 0 >/proc/sys/net/ipv4/conf/default/rp_filter
+	echo 1 >/proc/sys/net/ipv4/ip_forward
+}
+
+# load [PARAMS...]: insmod qmp_vnic.ko, then the addresses, routes and
+# the neighbour
+load() {
+	insmod "$VNIC_KO" "$@" || return 1
+	for d in vnic0 vnic1; do
+		[ -d "/proc/sys/net/ipv6/conf/$d" ] &&
+			echo 1 >"/proc/sys/net/ipv6/conf/$d/disable_ipv6"
+		echo 0 >"/proc/sys/net/ipv4/conf/$d/rp_filter"
+	done
+	ip link set vnic0 up && ip link set vnic1 up &&
+		ip addr add 198.18.0.1/24 dev vnic0 &&
+		ip addr add 198.19.0.1/24 dev vnic1 &&
+		ip neigh replace 198.19.0.2 lladdr "$VNIC_PEER" dev vnic1 nud permanent
+}
+
+unload() { rmmod qmp_vnic 2>/dev/null; }
+
+# drop_rule off | drop_rule on MATCH...: the early drop (table ip raw,
+# prerouting hook) of the frames MATCH selects, counted
+drop_rule() {
+	nft delete table ip raw 2>/dev/null
+	[ "$1" = on ] || return 0
+	shift
+	nft add table ip raw &&
+		nft add chain ip raw prerouting '{ type filter hook prerouting priority raw; policy accept; }' &&
+		nft add rule ip raw prerouting "$@" counter drop
+}
