@@ -230,6 +230,10 @@ snap() {
 	fi
 }
 
+# nft_since: the frames dropped by the rule since snap
+# shellcheck disable=SC2317 # run by settle
+nft_since() { echo $(($(nft_count) - k0)); }
+
 # account N: after a run of N frames, every frame accounted for (waits
 # until vnic1 is done with them, or nothing moved for 2 s); acct says
 # what was counted
@@ -238,19 +242,7 @@ account() {
 		wait_done forward "$exp" "$q0" 10
 		done_=$(($(fwd_done "$exp" "$q0") - k0))
 	else
-		last=-1 same=0
-		while :; do
-			done_=$(($(nft_count) - k0))
-			[ "$done_" -lt "$1" ] || break
-			if [ "$done_" -eq "$last" ]; then
-				same=$((same + 1))
-				[ "$same" -lt 10 ] || break
-			else
-				same=0
-			fi
-			last=$done_
-			sleep 0.2
-		done
+		done_=$(settle "$1" nft_since)
 	fi
 	g=$(($(vsum vnic0 rx_generated) - g0)) fw=$(($(snmp ForwDatagrams) - f0))
 	pa=$(($(vsum vnic0 rx_page_alloc) - pa0))

@@ -58,6 +58,34 @@ nft_count() {
 		END { print v }'
 }
 
+# pool_stat NAME: a counter of skb_pool's qmempool (the only pool here)
+pool_stat() {
+	for f in /sys/kernel/debug/qmempool/*; do
+		[ -f "$f" ] && awk -v k="$1" '$1 == k { print $2 }' "$f" && return
+	done
+	echo 0
+}
+# settle N COMMAND...: run COMMAND, which prints a count, every 0.2 s
+# until the count reaches N or has not moved for 2 s; print the last one
+settle() {
+	st_n=$1
+	shift
+	st_last=-1 st_same=0
+	while :; do
+		st_c=$("$@")
+		[ "$st_c" -lt "$st_n" ] || break
+		if [ "$st_c" -eq "$st_last" ]; then
+			st_same=$((st_same + 1))
+			[ "$st_same" -lt 10 ] || break
+		else
+			st_same=0
+		fi
+		st_last=$st_c
+		sleep 0.2
+	done
+	echo "$st_c"
+}
+
 # ---- set-up ------------------------------------------------------------
 
 # net_sysctl: IPv6 off, no reverse-path filter, IPv4 forwarding on

@@ -51,13 +51,6 @@ qstat() {
 }
 # min_qstat DEV NAME: the smallest of them
 min_qstat() { qstat "$1" "$2" | sort -n | head -n 1; }
-# pool_stat NAME: a counter of skb_pool's qmempool (the only pool here)
-pool_stat() {
-	for f in /sys/kernel/debug/qmempool/*; do
-		[ -f "$f" ] && awk -v k="$1" '$1 == k { print $2 }' "$f" && return
-	done
-	echo 0
-}
 
 # set_dbg DEV FILE VALUE: write a debugfs file
 set_dbg() { echo "$3" >"$DBG/$1/$2"; }
@@ -108,19 +101,7 @@ drop_case() {
 		return
 	fi
 	# Until the counter has them all, or did not move for 2 s
-	last=-1 same=0
-	while :; do
-		c=$(nft_count)
-		[ "${c:-0}" -lt "$COUNT" ] || break
-		if [ "${c:-0}" -eq "$last" ]; then
-			same=$((same + 1))
-			[ "$same" -lt 10 ] || break
-		else
-			same=0
-		fi
-		last=${c:-0}
-		sleep 0.2
-	done
+	c=$(settle "$COUNT" nft_count)
 	g=$(($(vsum vnic0 rx_generated) - g0))
 	fw=$(($(snmp ForwDatagrams) - f0))
 	drop_rule off
@@ -144,6 +125,12 @@ fwd_start() {
 	set_dbg vnic0 rx_count "$3"
 }
 
+# fwd_accounted: frames vnic1 completed or dropped since fwd_start
+fwd_accounted() {
+	echo $(($(vsum vnic1 tx_completed) - c0 + $(qdrops vnic1) +
+		$(vsum vnic1 tx_dropped) - d0))
+}
+
 # fwd_end NAME N: wait, then N generated == forwarded == vnic1's
 # completions + drops on vnic1; sets g c d fw r (the run's counters)
 fwd_end() {
@@ -152,20 +139,9 @@ fwd_end() {
 		return 1
 	fi
 	# Until every frame is accounted for, or nothing moved for 2 s
-	last=-1 same=0
-	while :; do
-		c=$(($(vsum vnic1 tx_completed) - c0))
-		d=$(($(qdrops vnic1) + $(vsum vnic1 tx_dropped) - d0))
-		[ $((c + d)) -lt "$2" ] || break
-		if [ $((c + d)) -eq "$last" ]; then
-			same=$((same + 1))
-			[ "$same" -lt 10 ] || break
-		else
-			same=0
-		fi
-		last=$((c + d))
-		sleep 0.2
-	done
+	settle "$2" fwd_accounted >/dev/null
+	c=$(($(vsum vnic1 tx_completed) - c0))
+	d=$(($(qdrops vnic1) + $(vsum vnic1 tx_dropped) - d0))
 	g=$(($(vsum vnic0 rx_generated) - g0)) fw=$(($(snmp ForwDatagrams) - f0))
 	r=$(($(vsum vnic1 tx_completed_remote) - r0))
 	diag "$1: generated $g, forwarded $fw, completed on vnic1 $c (remote $r), dropped $d"
