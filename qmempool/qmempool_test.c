@@ -672,10 +672,9 @@ static void numa_run_on(struct numa_work *w, int cpu, bool alloc)
 {
 	w->alloc = alloc;
 	w->failed = 0;
-	INIT_WORK_ONSTACK(&w->work, numa_fn);
+	INIT_WORK(&w->work, numa_fn);	/* @w is kzalloc'ed, not on the stack */
 	schedule_work_on(cpu, &w->work);
 	flush_work(&w->work);
-	destroy_work_on_stack(&w->work);
 }
 
 /* How many of @w's objects live on @node */
@@ -837,18 +836,16 @@ static void test_numa_refill_remote(struct qmp_test *t)
 	if (!QMP_EXPECT(t, pool, "create"))
 		goto out;
 	pw->c = c;
-	INIT_WORK_ONSTACK(&pw->work, partial_fn);
+	INIT_WORK(&pw->work, partial_fn);	/* kzalloc'ed, not on the stack */
 	schedule_work_on(numa_cpu_of(nb), &pw->work);
 	flush_work(&pw->work);
-	destroy_work_on_stack(&pw->work);
 	/* CPU B's slabs and per-CPU partial slabs onto node B's list */
 	kmem_cache_shrink(c);
 
 	w->pool = pool;
-	INIT_WORK_ONSTACK(&w->work, alloc_one_fn);
+	INIT_WORK(&w->work, alloc_one_fn);	/* kzalloc'ed too */
 	schedule_work_on(ca, &w->work);
 	flush_work(&w->work);
-	destroy_work_on_stack(&w->work);
 	QMP_EXPECT(t, w->objs[0], "allocation failed");
 	/* Nobody else uses the pool: look into node A's CPU's local cache */
 	while ((n = qmempool_take_local(pool, ca, objs, ARRAY_SIZE(objs)))) {
