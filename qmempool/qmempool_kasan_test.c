@@ -13,8 +13,8 @@
  * a slab use-after-free: the case announces it (`# expect-report:`,
  * which scripts/ktap-check then requires) and checks that the kernel got
  * tainted B (KASAN taints every report).
- * pool_read_after_free (opt-in, pool=1): the same read after
- * qmempool_free(), reported only once qmempool poisons what it holds.
+ * pool_read_after_free: the same read after qmempool_free(), which
+ * poisons what it holds (include/linux/qmempool.h).
  * Without generic KASAN the last two are skipped.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -26,10 +26,6 @@
 #include <qmp/kasan.h>
 #include <qmp/ktap.h>
 #include <qmp/version.h>
-
-static bool pool;
-module_param(pool, bool, 0444);
-MODULE_PARM_DESC(pool, "Also expect the report for a read after qmempool_free() (default 0)");
 
 /* Not a multiple of 8: the last granule is partly accessible */
 #define OBJ_SIZE	250
@@ -110,10 +106,6 @@ static void test_pool_read_after_free(struct qmp_test *t)
 
 	if (!IS_ENABLED(CONFIG_KASAN_GENERIC)) {
 		qmp_test_skip(t, "no generic KASAN in this kernel");
-		return;
-	}
-	if (!pool) {
-		qmp_test_skip(t, "pool=0 (qmempool does not poison the objects it holds yet)");
 		return;
 	}
 	c = test_cache(t);

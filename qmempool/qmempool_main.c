@@ -92,7 +92,36 @@ static unsigned int qmempool_slab_alloc(struct qmempool *pool, gfp_t gfp,
 	return i;
 }
 
-/* @n objects back to the slab; with interrupts disabled one at a time */
+/*
+ * KASAN: mark @n objects as in the pool (before they enter a queue), or
+ * as handed out (after they leave it, before anybody writes them, and
+ * before the slab gets them back: its free checks the first granule).
+ * Both are empty without generic KASAN.
+ */
+static void qmempool_poison(struct qmempool *pool, void **objs,
+			    unsigned int n)
+{
+	unsigned int i;
+
+	if (IS_ENABLED(CONFIG_KASAN_GENERIC))
+		for (i = 0; i < n; i++)
+			qmp_kasan_poison(objs[i], pool->obj_size);
+}
+
+static void qmempool_unpoison(struct qmempool *pool, void **objs,
+			      unsigned int n)
+{
+	unsigned int i;
+
+	if (IS_ENABLED(CONFIG_KASAN_GENERIC))
+		for (i = 0; i < n; i++)
+			qmp_kasan_unpoison(objs[i], pool->obj_size);
+}
+
+/*
+ * @n objects back to the slab (poisoned or not); with interrupts disabled
+ * one at a time
+ */
 static void qmempool_slab_free(struct qmempool *pool, void **objs,
 			       unsigned int n)
 {
@@ -101,6 +130,7 @@ static void qmempool_slab_free(struct qmempool *pool, void **objs,
 	if (!n)
 		return;
 	qmempool_count(pool, free_slab, n);
+	qmempool_unpoison(pool, objs, n);
 	if (!irqs_disabled()) {
 		kmem_cache_free_bulk(pool->kmem, n, objs);
 		return;
@@ -115,6 +145,7 @@ static void qmempool_slab_free(struct qmempool *pool, void **objs,
  */
 static void qmempool_spill(struct qmempool *pool, void **objs, unsigned int n)
 {
+	qmempool_poison(pool, objs, n);
 	while (n) {
 		int node = pool->numa ? obj_node(objs[0]) : numa_mem_id();
 		unsigned int same = pool->numa ?
@@ -144,6 +175,7 @@ static void qmempool_stash(struct qmempool *pool, enum qmempool_ctx ctx,
 
 	if (!n)
 		return;
+	qmempool_poison(pool, objs, n);
 	__qmempool_lock(ctx, &flags);
 	if (pool->numa)
 		local = qmempool_node_first(objs, n, numa_mem_id());
@@ -206,6 +238,7 @@ void *__qmempool_alloc_slow(struct qmempool *pool, gfp_t gfp_mask, bool init)
 		WRITE_ONCE(c->count, --n);
 		objs[0] = c->objs[n];
 		__qmempool_unlock(ctx, flags);
+		qmempool_unpoison(pool, objs, 1);
 		if (init && want_init_on_alloc(gfp_mask))
 			memset(objs[0], 0, pool->obj_size);
 		return objs[0];
@@ -278,6 +311,7 @@ void __qmempool_free_slow(struct qmempool *pool, void *elem)
 	memcpy(objs, top + n - left, left * sizeof(*objs));
 	memmove(top, top + moved, (n - moved - left) * sizeof(*objs));
 	n = c->count - moved - left;
+	qmempool_poison(pool, &elem, 1);
 	c->objs[n] = elem;
 	WRITE_ONCE(c->count, n + 1);
 	__qmempool_unlock(ctx, flags);
@@ -401,8 +435,10 @@ static void qmempool_drain(struct qmempool *pool, struct alf_queue *q)
 
 	if (IS_ERR_OR_NULL(q))
 		return;
-	while ((n = alf_mc_dequeue(q, objs, QMEMPOOL_BULK)))
+	while ((n = alf_mc_dequeue(q, objs, QMEMPOOL_BULK))) {
+		qmempool_unpoison(pool, objs, n);
 		kmem_cache_free_bulk(pool->kmem, n, objs);
+	}
 }
 
 /*
@@ -609,9 +645,33 @@ EXPORT_SYMBOL_GPL(qmempool_cached_cpu);
 unsigned int qmempool_take_local(struct qmempool *pool, int cpu, void **objs,
 				 unsigned int n)
 {
-	return qmempool_pop_bulk(per_cpu_ptr(pool->percpu, cpu), objs, n);
+	n = qmempool_pop_bulk(per_cpu_ptr(pool->percpu, cpu), objs, n);
+	qmempool_unpoison(pool, objs, n);
+	return n;
 }
 EXPORT_SYMBOL_GPL(qmempool_take_local);
+
+/**
+ * qmempool_take_shared() - take objects out of a node's shared queue
+ * @pool: the pool
+ * @node: a possible node
+ * @objs: receives the objects
+ * @n: room in @objs
+ *
+ * For tests and diagnostics, as qmempool_take_local(): the objects are the
+ * caller's, to give back with qmempool_free() or kmem_cache_free().
+ *
+ * Context: any but NMI.
+ * Return: the number of objects taken, 0..@n.
+ */
+unsigned int qmempool_take_shared(struct qmempool *pool, int node,
+				  void **objs, unsigned int n)
+{
+	n = alf_mc_dequeue(pool->sharedq[node], objs, n);
+	qmempool_unpoison(pool, objs, n);
+	return n;
+}
+EXPORT_SYMBOL_GPL(qmempool_take_shared);
 
 /**
  * qmempool_cached_node() - objects in the shared queue of a node
@@ -878,6 +938,7 @@ void qmempool_destroy(struct qmempool *pool)
 			/* Off the list: the shrinker queues no more work */
 			if (c->pool)
 				cancel_work_sync(&c->drain);
+			qmempool_unpoison(pool, c->objs, c->count);
 			if (c->count)
 				kmem_cache_free_bulk(pool->kmem, c->count,
 						     c->objs);

@@ -67,10 +67,17 @@ static bool obj_tag_ok(void *obj, unsigned long owner, unsigned long seq)
 
 static struct kmem_cache *test_cache(struct qmp_test *t)
 {
-	/* SLAB_NOLEAKTRACE: never merged, so its sysfs counters are ours */
+	/*
+	 * SLAB_NOLEAKTRACE: never merged, so its sysfs counters are ours.
+	 * SLAB_SKIP_KFENCE: an object KFENCE samples lives outside the
+	 * slab's pages and is missing from its "objects" count, which the
+	 * tests compare with theirs to the object (kfence.sample_interval
+	 * is non-zero on the debug kernels and may be on a host).
+	 */
 	struct kmem_cache *c = kmem_cache_create(TEST_CACHE, OBJ_SIZE, 0,
 						 SLAB_HWCACHE_ALIGN |
-						 SLAB_NOLEAKTRACE, NULL);
+						 SLAB_NOLEAKTRACE |
+						 SLAB_SKIP_KFENCE, NULL);
 
 	QMP_EXPECT(t, c, "kmem_cache_create failed");
 	return c;
@@ -1249,8 +1256,8 @@ static void expect_queues_node_local(struct qmp_test *t,
 		}
 	}
 	for_each_node(node) {
-		while ((n = alf_mc_dequeue(pool->sharedq[node], objs,
-					   ARRAY_SIZE(objs)))) {
+		while ((n = qmempool_take_shared(pool, node, objs,
+						 ARRAY_SIZE(objs)))) {
 			for (i = 0; i < n; i++)
 				wrong += page_to_nid(virt_to_page(objs[i])) !=
 					 node;

@@ -305,8 +305,8 @@ static void empty_queues(struct qmempool *pool)
 	unsigned int n;
 
 	localq_holds(pool, NULL, 0);
-	while ((n = alf_mc_dequeue(pool->sharedq[numa_mem_id()], objs,
-				   ARRAY_SIZE(objs))))
+	while ((n = qmempool_take_shared(pool, numa_mem_id(), objs,
+					 ARRAY_SIZE(objs))))
 		kmem_cache_free_bulk(pool->kmem, n, objs);
 }
 
@@ -338,8 +338,14 @@ static void test_heads_zeroed(struct qmp_test *t)
 	z.from = "the shared queue";
 	empty_queues(z.pool);
 	head = dirty_head(z.pool);
-	if (head && !alf_mp_enqueue(z.pool->sharedq[numa_mem_id()], &head, 1))
-		kmem_cache_free(z.pool->kmem, head);
+	if (head) {
+		/* Poisoned as every object in the pool's queues (KASAN) */
+		qmp_kasan_poison(head, z.pool->obj_size);
+		if (!alf_mp_enqueue(z.pool->sharedq[numa_mem_id()], &head, 1)) {
+			qmp_kasan_unpoison(head, z.pool->obj_size);
+			kmem_cache_free(z.pool->kmem, head);
+		}
+	}
 	zero_compare(&z);
 	/* The slab (poisoned under slub_debug=P): both queues empty */
 	z.from = "a slab refill";
@@ -640,7 +646,7 @@ static void expect_no_duplicates(struct qmp_test *t, struct qmempool *pool)
 	}
 	cpus_read_unlock();
 	for_each_node(node)	/* node ids may be sparse */
-		n += alf_mc_dequeue(pool->sharedq[node], all + n, cap - n);
+		n += qmempool_take_shared(pool, node, all + n, cap - n);
 	sort(all, n, sizeof(*all), ptr_cmp, NULL);
 	for (i = 1; i < n; i++)
 		dups += all[i] == all[i - 1];

@@ -70,6 +70,12 @@
  * CPU of that node empty its own local cache (a work item on that CPU).
  *
  * Observability: /sys/kernel/debug/qmempool/<id> (per-CPU counters).
+ *
+ * KASAN (generic): every object in a queue of the pool is poisoned as the
+ * slab poisons a freed object, so that a use after qmempool_free() is
+ * reported as a slab use-after-free; it is unpoisoned when the pool hands
+ * it out or gives it back to the slab (include/qmp/kasan.h; nothing is
+ * done without CONFIG_KASAN_GENERIC).
  */
 #ifndef _LINUX_QMEMPOOL_H
 #define _LINUX_QMEMPOOL_H
@@ -84,6 +90,7 @@
 #include <linux/string.h>
 #include <linux/topology.h>
 #include <linux/workqueue.h>
+#include <qmp/kasan.h>
 
 #ifdef CONFIG_PREEMPT_RT
 #error "qmempool does not support PREEMPT_RT kernels (see the top of this file)"
@@ -179,6 +186,8 @@ unsigned int qmempool_cached_cpu(struct qmempool *pool, int cpu);
 unsigned int qmempool_cached_node(struct qmempool *pool, int node);
 unsigned int qmempool_take_local(struct qmempool *pool, int cpu, void **objs,
 				 unsigned int n);
+unsigned int qmempool_take_shared(struct qmempool *pool, int node, void **objs,
+				  unsigned int n);
 void qmempool_get_stats(struct qmempool *pool, int cpu,
 			struct qmempool_stats *stats);
 
@@ -245,6 +254,7 @@ static __always_inline bool __qmempool_push(struct qmempool *pool, void *elem)
 
 	if (unlikely(n >= pool->localq_sz))
 		return false;
+	qmp_kasan_poison(elem, pool->obj_size);	/* before it is in the pool */
 	__this_cpu_write(c->objs[n], elem);
 	__this_cpu_write(c->count, n + 1);
 	__this_cpu_inc(c->stats.free_fast);
@@ -273,6 +283,7 @@ static __always_inline void *__qmempool_alloc_init(struct qmempool *pool,
 	__this_cpu_write(c->count, n - 1);
 	__this_cpu_inc(c->stats.alloc_fast);
 	__qmempool_unlock(ctx, flags);
+	qmp_kasan_unpoison(elem, pool->obj_size);
 	if (init && want_init_on_alloc(gfp_mask))
 		memset(elem, 0, pool->obj_size);
 	return elem;
