@@ -164,6 +164,31 @@ static inline long qmp_read_long(const char *path)
 	return n;
 }
 
+/**
+ * qmp_write_str() - write a string to a (sysfs) file
+ * @path: e.g. "/sys/kernel/slab/<cache>/skip_kfence"
+ * @str: what to write
+ *
+ * Context: process context.
+ * Return: 0, or a negative errno (-ENOENT: no such file).
+ */
+static inline int qmp_write_str(const char *path, const char *str)
+{
+	size_t len = strlen(str);
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	f = filp_open(path, O_WRONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_write(f, str, len, &pos);
+	filp_close(f, NULL);
+	if (n < 0)
+		return n;
+	return n == len ? 0 : -EIO;
+}
+
 #pragma pop_macro("pr_fmt")
 #endif
 
