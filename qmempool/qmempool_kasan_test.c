@@ -15,10 +15,16 @@
  * tainted B (KASAN taints every report).
  * pool_read_after_free: the same read after qmempool_free(), which
  * poisons what it holds (include/linux/qmempool.h).
- * Without generic KASAN the last two are skipped.
+ * kcsan_race_reported: a deliberate data race between a kthread's plain
+ * writes on one CPU and plain reads on another must be reported by KCSAN
+ * (`# expect-reports:`, one report or more, which scripts/ktap-check
+ * requires); the case checks that the writer wrote during the reads.
+ * Without generic KASAN the KASAN cases are skipped, without KCSAN the
+ * KCSAN case.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/panic.h>
 #include <linux/qmempool.h>
@@ -123,10 +129,83 @@ static void test_pool_read_after_free(struct qmp_test *t)
 	kmem_cache_destroy(c);
 }
 
+/*
+ * KCSAN: a deliberate data race, a kthread's plain writes on one CPU and
+ * plain reads on another.  KCSAN watches about one access in 4000
+ * (kcsan.skip_watch) for 80 us: RACE_READS reads give it a few dozen
+ * chances, each reported when the writer wrote meanwhile.  KCSAN's own
+ * count of races is only in a debugfs seq_file, which a module cannot
+ * read (kernel_read() needs read_iter), so the report itself is
+ * scripts/ktap-check's to require; the case checks that the race took
+ * place (the writer wrote while the reads ran).
+ */
+#define RACE_REPORT	"BUG: KCSAN: data-race in qmp_race_read [qmempool_kasan_test] / qmp_race_write [qmempool_kasan_test]"
+#define RACE_READS	100000
+
+static unsigned long race_var;
+
+static noinline void qmp_race_write(unsigned long v)
+{
+	race_var = v;		/* plain on purpose: the race under test */
+}
+
+static noinline unsigned long qmp_race_read(void)
+{
+	return race_var;	/* plain on purpose */
+}
+
+static int race_writer(void *arg)
+{
+	unsigned long i = 0;
+
+	while (!kthread_should_stop()) {
+		qmp_race_write(++i);
+		if (!(i & 1023))
+			cond_resched();
+	}
+	return 0;
+}
+
+static void test_kcsan_race_reported(struct qmp_test *t)
+{
+	unsigned long deadline = jiffies + 20 * HZ, changes = 0, last = 0, v;
+	struct task_struct *w;
+	unsigned int i;
+	int cpu;
+
+	if (!IS_ENABLED(CONFIG_KCSAN)) {
+		qmp_test_skip(t, "no KCSAN in this kernel");
+		return;
+	}
+	if (num_online_cpus() < 2) {
+		qmp_test_skip(t, "one CPU online");
+		return;
+	}
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	w = kthread_create(race_writer, NULL, "qmp_race");
+	if (!QMP_EXPECT(t, !IS_ERR(w), "kthread_create failed"))
+		return;
+	kthread_bind(w, cpu);
+	pr_info("# expect-reports: %s\n", RACE_REPORT);
+	wake_up_process(w);
+	for (i = 0; i < RACE_READS && time_before(jiffies, deadline); i++) {
+		v = qmp_race_read();
+		changes += v != last;
+		last = v;
+		if (!(i & 1023))
+			cond_resched();
+	}
+	kthread_stop(w);
+	QMP_EXPECT(t, changes >= 2,
+		   "the writer on CPU %d wrote %lu times during %u reads",
+		   cpu, changes, i);
+}
+
 static const struct qmp_test_case kasan_cases[] = {
 	{ "shadow_roundtrip", test_shadow_roundtrip },
 	{ "poisoned_read_reported", test_poisoned_read_reported },
 	{ "pool_read_after_free", test_pool_read_after_free },
+	{ "kcsan_race_reported", test_kcsan_race_reported },
 };
 
 static int __init qmempool_kasan_test_init(void)
