@@ -26,6 +26,10 @@ static DEFINE_MUTEX(qmempool_list_lock);
 static struct dentry *qmempool_debugfs_dir;
 static DEFINE_IDA(qmempool_ida);
 
+/* More than one node possible: see __qmempool_remote() */
+DEFINE_STATIC_KEY_FALSE(qmempool_numa_key);
+EXPORT_SYMBOL_GPL(qmempool_numa_key);
+
 static struct alf_queue *sharedq_of(struct qmempool *pool, int node)
 {
 	return pool->sharedq[node == NUMA_NO_NODE ? 0 : node];
@@ -288,7 +292,7 @@ void __qmempool_free_slow(struct qmempool *pool, void *elem)
 	if (want_init_on_free())
 		memset(elem, 0, pool->obj_size);
 	__qmempool_lock(ctx, &flags);
-	if (__qmempool_remote(pool, elem)) {
+	if (__qmempool_remote(elem)) {
 		__qmempool_unlock(ctx, flags);
 		qmempool_count(pool, free_remote, 1);
 		kmem_cache_free(pool->kmem, elem);
@@ -874,7 +878,7 @@ struct qmempool *qmempool_create(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
 		return NULL;	/* the allocator said so */
 	pool->kmem = kmem;
 	pool->obj_size = kmem_cache_size(kmem);
-	pool->numa = num_possible_nodes() > 1;
+	pool->numa = static_branch_unlikely(&qmempool_numa_key);
 	pool->prealloc = prealloc;
 	pool->gfp_mask = gfp_mask;
 	pool->localq_sz = localq_sz;
@@ -960,6 +964,8 @@ static int __init qmempool_init(void)
 {
 	int ret;
 
+	if (num_possible_nodes() > 1)
+		static_branch_enable(&qmempool_numa_key);
 	ret = cpuhp_setup_state_multi(CPUHP_BP_PREPARE_DYN, "qmempool:dead",
 				      NULL, qmempool_cpu_dead);
 	if (ret < 0)

@@ -60,7 +60,7 @@
  * on the CPU that then uses the queue, with migration excluded, so a
  * task that migrates in between cannot break it.  (An object handed out
  * may be of another node, as from kmem_cache_alloc().)  The checks are
- * skipped where only one node is possible.
+ * skipped where only one node is possible (a static key).
  *
  * CPU hotplug: when a CPU dies, its local cache is moved to the shared
  * queue of its node (the surplus to the slab).
@@ -82,6 +82,7 @@
 
 #include <linux/alf_queue.h>
 #include <linux/cpuhotplug.h>
+#include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
@@ -233,11 +234,18 @@ static __always_inline void __qmempool_unlock(enum qmempool_ctx ctx,
 		local_irq_restore(flags);
 }
 
+/*
+ * On when more than one NUMA node is possible (set once, at qmempool.ko's
+ * load, as every pool's @numa): a single-node machine's fast path pays a
+ * patched-out jump for the node check, not a load and a branch.
+ */
+DECLARE_STATIC_KEY_FALSE(qmempool_numa_key);
+
 /* Under __qmempool_lock(): @elem is not of this CPU's node */
-static __always_inline bool __qmempool_remote(struct qmempool *pool,
-					      void *elem)
+static __always_inline bool __qmempool_remote(void *elem)
 {
-	return pool->numa && page_to_nid(virt_to_page(elem)) != numa_mem_id();
+	return static_branch_unlikely(&qmempool_numa_key) &&
+	       page_to_nid(virt_to_page(elem)) != numa_mem_id();
 }
 
 /*
@@ -350,7 +358,7 @@ static __always_inline void __qmempool_free(struct qmempool *pool, void *elem)
 	}
 	__qmempool_lock(ctx, &flags);
 	/* The slow path sends a remote object to the slab */
-	done = !__qmempool_remote(pool, elem) && __qmempool_push(pool, elem);
+	done = !__qmempool_remote(elem) && __qmempool_push(pool, elem);
 	__qmempool_unlock(ctx, flags);
 	if (unlikely(!done))
 		__qmempool_free_slow(pool, elem);
