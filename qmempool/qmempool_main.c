@@ -184,7 +184,7 @@ static void qmempool_stash(struct qmempool *pool, enum qmempool_ctx ctx,
 	if (pool->numa)
 		local = qmempool_node_first(objs, n, numa_mem_id());
 	c = this_cpu_ptr(pool->percpu);
-	moved = min(local, pool->localq_sz - c->count);
+	moved = min_t(unsigned long, local, pool->localq_sz - c->count);
 	memcpy(c->objs + c->count, objs, moved * sizeof(*objs));
 	WRITE_ONCE(c->count, c->count + moved);
 	__qmempool_unlock(ctx, flags);
@@ -452,7 +452,7 @@ static void qmempool_drain(struct qmempool *pool, struct alf_queue *q)
 static unsigned int qmempool_pop_bulk(struct qmempool_percpu *c, void **objs,
 				      unsigned int n)
 {
-	n = min(n, c->count);
+	n = min_t(unsigned long, n, c->count);
 	WRITE_ONCE(c->count, c->count - n);
 	memcpy(objs, c->objs + c->count, n * sizeof(*objs));
 	return n;

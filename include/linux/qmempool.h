@@ -138,7 +138,7 @@ struct qmempool_stats {
  * @objs: the stack: @objs[@count - 1] is the most recently freed object
  */
 struct qmempool_percpu {
-	unsigned int count;
+	unsigned long count;
 	struct qmempool_stats stats;
 	struct work_struct drain;
 	struct qmempool *pool;
@@ -258,9 +258,10 @@ static __always_inline bool __qmempool_remote(void *elem)
 static __always_inline bool __qmempool_push(struct qmempool *pool, void *elem)
 {
 	struct qmempool_percpu __percpu *c = pool->percpu;
-	unsigned int n = __this_cpu_read(c->count);
+	unsigned long n = __this_cpu_read(c->count);
 
-	if (unlikely(n >= pool->localq_sz))
+	/* n <= localq_sz: a 32-bit compare, with no widening of localq_sz */
+	if (unlikely((u32)n >= pool->localq_sz))
 		return false;
 	qmp_kasan_poison(elem, pool->obj_size);	/* before it is in the pool */
 	__this_cpu_write(c->objs[n], elem);
@@ -274,8 +275,7 @@ static __always_inline void *__qmempool_alloc_init(struct qmempool *pool,
 {
 	struct qmempool_percpu __percpu *c = pool->percpu;
 	enum qmempool_ctx ctx = __qmempool_ctx();
-	unsigned long flags = 0;
-	unsigned int n;
+	unsigned long flags = 0, n;
 	void *elem;
 
 	if (unlikely(ctx == QMEMPOOL_CTX_BYPASS))
@@ -342,8 +342,7 @@ static __always_inline void *__qmempool_alloc_noinit(struct qmempool *pool,
 static __always_inline void __qmempool_free(struct qmempool *pool, void *elem)
 {
 	enum qmempool_ctx ctx = __qmempool_ctx();
-	unsigned long flags = 0;
-	bool done;
+	unsigned long flags;
 
 	if (unlikely(!elem))
 		return;
@@ -356,12 +355,25 @@ static __always_inline void __qmempool_free(struct qmempool *pool, void *elem)
 		__qmempool_free_slow(pool, elem);
 		return;
 	}
-	__qmempool_lock(ctx, &flags);
-	/* The slow path sends a remote object to the slab */
-	done = !__qmempool_remote(elem) && __qmempool_push(pool, elem);
-	__qmempool_unlock(ctx, flags);
-	if (unlikely(!done))
-		__qmempool_free_slow(pool, elem);
+	/*
+	 * One branch on the context, each arm with its own copy of the push,
+	 * so that the unlock needs no second test.  The slow path sends a
+	 * remote object to the slab.
+	 */
+	if (ctx == QMEMPOOL_CTX_BH) {
+		if (likely(!__qmempool_remote(elem) &&
+			   __qmempool_push(pool, elem)))
+			return;
+	} else {
+		local_irq_save(flags);
+		if (likely(!__qmempool_remote(elem) &&
+			   __qmempool_push(pool, elem))) {
+			local_irq_restore(flags);
+			return;
+		}
+		local_irq_restore(flags);
+	}
+	__qmempool_free_slow(pool, elem);
 }
 
 /* The RFC's softirq-specialised entry points: the context is detected */
