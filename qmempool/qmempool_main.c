@@ -202,6 +202,28 @@ static unsigned int qmempool_move(struct qmempool *pool)
 	return max_t(u32, QMEMPOOL_BULK, pool->localq_sz / 2);
 }
 
+/*
+ * The slab part of __qmempool_alloc_slow(), out of line so that the refill
+ * from the shared queue has no array on its stack to set up.
+ */
+static noinline void *qmempool_alloc_slab(struct qmempool *pool,
+					  enum qmempool_ctx ctx,
+					  gfp_t gfp_mask, bool init)
+{
+	void *objs[QMEMPOOL_BULK];
+	unsigned int n;
+
+	n = qmempool_slab_alloc(pool, init ? qmempool_slab_gfp(gfp_mask) :
+				gfp_mask, objs, QMEMPOOL_BULK);
+	if (!n) {
+		qmempool_count(pool, alloc_fail, 1);
+		return NULL;
+	}
+	qmempool_count(pool, alloc_slab, n);
+	qmempool_stash(pool, ctx, objs + 1, n - 1);
+	return objs[0];
+}
+
 /**
  * __qmempool_alloc_slow() - refill the local cache, then allocate
  * @pool: the pool
@@ -220,10 +242,10 @@ static unsigned int qmempool_move(struct qmempool *pool)
 void *__qmempool_alloc_slow(struct qmempool *pool, gfp_t gfp_mask, bool init)
 {
 	enum qmempool_ctx ctx = __qmempool_ctx();
-	void *objs[QMEMPOOL_BULK];
 	struct qmempool_percpu *c;
 	unsigned long flags = 0;
 	unsigned int n;
+	void *elem;
 
 	if (ctx == QMEMPOOL_CTX_BYPASS)
 		return __qmempool_alloc_bypass(pool, gfp_mask, init);
@@ -238,28 +260,51 @@ void *__qmempool_alloc_slow(struct qmempool *pool, gfp_t gfp_mask, bool init)
 		if (n)
 			c->stats.alloc_shared++;
 	}
-	if (n) {
-		WRITE_ONCE(c->count, --n);
-		objs[0] = c->objs[n];
+	if (unlikely(!n)) {
 		__qmempool_unlock(ctx, flags);
-		qmempool_unpoison(pool, objs, 1);
-		if (init && want_init_on_alloc(gfp_mask))
-			memset(objs[0], 0, pool->obj_size);
-		return objs[0];
+		return qmempool_alloc_slab(pool, ctx, gfp_mask, init);
 	}
+	WRITE_ONCE(c->count, --n);
+	elem = c->objs[n];
 	__qmempool_unlock(ctx, flags);
-
-	n = qmempool_slab_alloc(pool, init ? qmempool_slab_gfp(gfp_mask) :
-				gfp_mask, objs, QMEMPOOL_BULK);
-	if (!n) {
-		qmempool_count(pool, alloc_fail, 1);
-		return NULL;
-	}
-	qmempool_count(pool, alloc_slab, n);
-	qmempool_stash(pool, ctx, objs + 1, n - 1);
-	return objs[0];
+	qmempool_unpoison(pool, &elem, 1);
+	if (init && want_init_on_alloc(gfp_mask))
+		memset(elem, 0, pool->obj_size);
+	return elem;
 }
 EXPORT_SYMBOL_GPL(__qmempool_alloc_slow);
+
+/* Under the exclusion: @elem onto @c's stack, whose count is @n */
+static void qmempool_put_top(struct qmempool *pool, struct qmempool_percpu *c,
+			     unsigned int n, void *elem)
+{
+	qmempool_poison(pool, &elem, 1);
+	c->objs[n] = elem;
+	WRITE_ONCE(c->count, n + 1);
+}
+
+/*
+ * The end of __qmempool_free_slow() when the shared queue took @moved of
+ * the @n objects at the top of the local cache, fewer than @n: of the
+ * rest, the topmost bulk goes to the slab, the others down.  Out of line
+ * so that the common case has no array on its stack to set up.
+ */
+static noinline void qmempool_free_overflow(struct qmempool *pool,
+					    enum qmempool_ctx ctx,
+					    unsigned long flags,
+					    unsigned int n, unsigned int moved,
+					    void *elem)
+{
+	struct qmempool_percpu *c = this_cpu_ptr(pool->percpu);
+	void *objs[QMEMPOOL_BULK], **top = c->objs + c->count - n;
+	unsigned int left = min_t(u32, n - moved, QMEMPOOL_BULK);
+
+	memcpy(objs, top + n - left, left * sizeof(*objs));
+	memmove(top, top + moved, (n - moved - left) * sizeof(*objs));
+	qmempool_put_top(pool, c, c->count - moved - left, elem);
+	__qmempool_unlock(ctx, flags);
+	qmempool_slab_free(pool, objs, left);
+}
 
 /**
  * __qmempool_free_slow() - free when the fast path cannot
@@ -280,10 +325,9 @@ EXPORT_SYMBOL_GPL(__qmempool_alloc_slow);
 void __qmempool_free_slow(struct qmempool *pool, void *elem)
 {
 	enum qmempool_ctx ctx = __qmempool_ctx();
-	void *objs[QMEMPOOL_BULK], **top;
 	struct qmempool_percpu *c;
 	unsigned long flags = 0;
-	unsigned int n, moved, left;
+	unsigned int n, moved;
 
 	if (ctx == QMEMPOOL_CTX_BYPASS) {
 		__qmempool_free_bypass(pool, elem);
@@ -305,21 +349,16 @@ void __qmempool_free_slow(struct qmempool *pool, void *elem)
 	}
 	c = this_cpu_ptr(pool->percpu);
 	n = qmempool_move(pool);
-	top = c->objs + c->count - n;
-	moved = alf_mp_enqueue_variable(sharedq_of(pool, numa_mem_id()), top,
-					n);
+	moved = alf_mp_enqueue_variable(sharedq_of(pool, numa_mem_id()),
+					c->objs + c->count - n, n);
 	if (moved)
 		c->stats.free_shared++;
-	/* Of the rest, the topmost bulk to the slab, the others down */
-	left = min_t(u32, n - moved, QMEMPOOL_BULK);
-	memcpy(objs, top + n - left, left * sizeof(*objs));
-	memmove(top, top + moved, (n - moved - left) * sizeof(*objs));
-	n = c->count - moved - left;
-	qmempool_poison(pool, &elem, 1);
-	c->objs[n] = elem;
-	WRITE_ONCE(c->count, n + 1);
+	if (unlikely(moved < n)) {
+		qmempool_free_overflow(pool, ctx, flags, n, moved, elem);
+		return;
+	}
+	qmempool_put_top(pool, c, c->count - n, elem);
 	__qmempool_unlock(ctx, flags);
-	qmempool_slab_free(pool, objs, left);
 }
 EXPORT_SYMBOL_GPL(__qmempool_free_slow);
 
