@@ -259,6 +259,13 @@ static inline void __alf_debug_exit(struct alf_actor *side)
 /* ------------------------------------------------------------------ */
 /* Slot copy helpers, shared by the Single and Multi variants          */
 
+/*
+ * Bulks of fewer slots than this are copied in a plain loop, each index
+ * masked: for them that is fewer instructions than finding out whether
+ * the bulk wraps and setting up a straight copy.
+ */
+#define ALF_COPY_RUN_MIN	6
+
 /* @n pointers from @src to @dst: the odd ones, then four at a time */
 static __always_inline void __alf_copy(void **dst, void *const *src, u32 n)
 {
@@ -279,23 +286,28 @@ static __always_inline void __alf_copy(void **dst, void *const *src, u32 n)
 }
 
 /*
- * The @n slots from index @head: one slot, or one straight copy when they
- * do not wrap past the end of the ring, else the part up to the end and
- * the part from the start.  The ring and its mask are read once (the
- * stores through void ** could alias q->mask for the compiler, which
- * would then reload it and re-mask on every element).  The ordering is
- * the callers': these are plain accesses to slots that the caller owns
- * between its reservation and its release of a tail.
+ * The @n (>= 1) slots from index @head: a small bulk in a plain loop; a
+ * larger one in one straight copy when it does not wrap past the end of
+ * the ring, else the part up to the end and the part from the start.  The
+ * ring and its mask are read once (the stores through void ** could alias
+ * q->mask for the compiler, which would then reload it on every element).
+ * The ordering is the callers': these are plain accesses to slots that
+ * the caller owns between its reservation and its release of a tail.
  */
 static __always_inline void __alf_store(struct alf_queue *q, u32 head,
 					void *const *ptr, u32 n)
 {
 	void **ring = q->ring;
-	u32 mask = q->mask, idx = head & mask, room = mask + 1 - idx;
+	u32 mask = q->mask, idx, room, i;
 
-	if (n == 1) {
-		ring[idx] = ptr[0];
-	} else if (likely(n <= room)) {
+	if (n < ALF_COPY_RUN_MIN) {
+		for (i = 0; i < n; i++)
+			ring[(head + i) & mask] = ptr[i];
+		return;
+	}
+	idx = head & mask;
+	room = mask + 1 - idx;
+	if (likely(n <= room)) {
 		__alf_copy(ring + idx, ptr, n);
 	} else {
 		__alf_copy(ring + idx, ptr, room);
@@ -307,11 +319,16 @@ static __always_inline void __alf_load(struct alf_queue *q, u32 head,
 				       void **ptr, u32 n)
 {
 	void **ring = q->ring;
-	u32 mask = q->mask, idx = head & mask, room = mask + 1 - idx;
+	u32 mask = q->mask, idx, room, i;
 
-	if (n == 1) {
-		ptr[0] = ring[idx];
-	} else if (likely(n <= room)) {
+	if (n < ALF_COPY_RUN_MIN) {
+		for (i = 0; i < n; i++)
+			ptr[i] = ring[(head + i) & mask];
+		return;
+	}
+	idx = head & mask;
+	room = mask + 1 - idx;
+	if (likely(n <= room)) {
 		__alf_copy(ptr, ring + idx, n);
 	} else {
 		__alf_copy(ptr, ring + idx, room);
