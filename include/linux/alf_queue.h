@@ -346,10 +346,11 @@ __alf_mp_enqueue(struct alf_queue *q, void *const *ptr, unsigned int want,
 	unsigned long irqflags;
 	u32 p_head, p_next, c_tail, space, n = 0;
 
-	if (unlikely(in_nmi() || !want))
+	/* want == 0 gives n == 0 below: nothing is moved */
+	if (unlikely(in_nmi()))
 		return 0;
 	if (alf_queue_debug_enabled() &&
-	    !__alf_debug_enter(q, ALF_MP_ENQ, &q->producer, false))
+	    (!want || !__alf_debug_enter(q, ALF_MP_ENQ, &q->producer, false)))
 		return 0;
 
 	local_irq_save(irqflags);
@@ -390,10 +391,11 @@ __alf_mc_dequeue(struct alf_queue *q, void **ptr, unsigned int want,
 	unsigned long irqflags;
 	u32 c_head, c_next, p_tail, avail, n = 0;
 
-	if (unlikely(in_nmi() || !want))
+	/* want == 0 gives n == 0 below, as in __alf_mp_enqueue() */
+	if (unlikely(in_nmi()))
 		return 0;
 	if (alf_queue_debug_enabled() &&
-	    !__alf_debug_enter(q, ALF_MC_DEQ, &q->consumer, false))
+	    (!want || !__alf_debug_enter(q, ALF_MC_DEQ, &q->consumer, false)))
 		return 0;
 
 	local_irq_save(irqflags);
