@@ -429,27 +429,25 @@ out:
 /* ------------------------------------------------------------------ */
 /* Single-Producer / Single-Consumer                                   */
 
+/*
+ * The debug mode wraps the Single variants out of the way, so that their
+ * fast path carries no state to its end.
+ */
 static __always_inline unsigned int
-__alf_sp_enqueue(struct alf_queue *q, void *const *ptr, unsigned int n,
-		 bool fixed)
+__alf_sp_enqueue_nodebug(struct alf_queue *q, void *const *ptr,
+			 unsigned int n, bool fixed)
 {
-	bool dbg = alf_queue_debug_enabled();
 	u32 p_head, c_tail, space;
 
 	if (unlikely(!n))
 		return 0;
-	if (dbg && !__alf_debug_enter(q, ALF_SP_ENQ, &q->producer, true))
-		return 0;
-
 	p_head = q->producer.head;	/* only we write it */
 	/* pairs with smp_store_release(&consumer.tail) (C) */
 	c_tail = smp_load_acquire(&q->consumer.tail);
 	space = q->size + c_tail - p_head;
 	if (n > space) {
-		if (fixed || !space) {
-			n = 0;
-			goto out;
-		}
+		if (fixed || !space)
+			return 0;
 		n = space;
 	}
 	/* producer.head is read concurrently by alf_queue_avail_space() */
@@ -457,32 +455,44 @@ __alf_sp_enqueue(struct alf_queue *q, void *const *ptr, unsigned int n,
 	__alf_store(q, p_head, ptr, n);
 	/* (P): pairs with smp_load_acquire(&producer.tail) in the consumers */
 	smp_store_release(&q->producer.tail, p_head + n);
-out:
-	if (dbg)
-		__alf_debug_exit(&q->producer);
+	return n;
+}
+
+static inline __cold unsigned int
+__alf_sp_enqueue_debug(struct alf_queue *q, void *const *ptr, unsigned int n,
+		       bool fixed)
+{
+	if (!n || !__alf_debug_enter(q, ALF_SP_ENQ, &q->producer, true))
+		return 0;
+	n = __alf_sp_enqueue_nodebug(q, ptr, n, fixed);
+	__alf_debug_exit(&q->producer);
 	return n;
 }
 
 static __always_inline unsigned int
-__alf_sc_dequeue(struct alf_queue *q, void **ptr, unsigned int n, bool fixed)
+__alf_sp_enqueue(struct alf_queue *q, void *const *ptr, unsigned int n,
+		 bool fixed)
 {
-	bool dbg = alf_queue_debug_enabled();
+	if (alf_queue_debug_enabled())
+		return __alf_sp_enqueue_debug(q, ptr, n, fixed);
+	return __alf_sp_enqueue_nodebug(q, ptr, n, fixed);
+}
+
+static __always_inline unsigned int
+__alf_sc_dequeue_nodebug(struct alf_queue *q, void **ptr, unsigned int n,
+			 bool fixed)
+{
 	u32 c_head, p_tail, avail;
 
 	if (unlikely(!n))
 		return 0;
-	if (dbg && !__alf_debug_enter(q, ALF_SC_DEQ, &q->consumer, true))
-		return 0;
-
 	c_head = q->consumer.head;	/* only we write it */
 	/* pairs with smp_store_release(&producer.tail) (P) */
 	p_tail = smp_load_acquire(&q->producer.tail);
 	avail = p_tail - c_head;
 	if (n > avail) {
-		if (fixed || !avail) {
-			n = 0;
-			goto out;
-		}
+		if (fixed || !avail)
+			return 0;
 		n = avail;
 	}
 	/* consumer.head is read concurrently by alf_queue_count() */
@@ -490,10 +500,26 @@ __alf_sc_dequeue(struct alf_queue *q, void **ptr, unsigned int n, bool fixed)
 	__alf_load(q, c_head, ptr, n);
 	/* (C): pairs with smp_load_acquire(&consumer.tail) in the producers */
 	smp_store_release(&q->consumer.tail, c_head + n);
-out:
-	if (dbg)
-		__alf_debug_exit(&q->consumer);
 	return n;
+}
+
+static inline __cold unsigned int
+__alf_sc_dequeue_debug(struct alf_queue *q, void **ptr, unsigned int n,
+		       bool fixed)
+{
+	if (!n || !__alf_debug_enter(q, ALF_SC_DEQ, &q->consumer, true))
+		return 0;
+	n = __alf_sc_dequeue_nodebug(q, ptr, n, fixed);
+	__alf_debug_exit(&q->consumer);
+	return n;
+}
+
+static __always_inline unsigned int
+__alf_sc_dequeue(struct alf_queue *q, void **ptr, unsigned int n, bool fixed)
+{
+	if (alf_queue_debug_enabled())
+		return __alf_sc_dequeue_debug(q, ptr, n, fixed);
+	return __alf_sc_dequeue_nodebug(q, ptr, n, fixed);
 }
 
 /* ------------------------------------------------------------------ */
