@@ -470,18 +470,16 @@ void qmempool_free(struct qmempool *pool, void *elem)
 }
 EXPORT_SYMBOL_GPL(qmempool_free);
 
-/* Empty shared queue @q into the slab; nobody else may use it any more */
-static void qmempool_drain(struct qmempool *pool, struct alf_queue *q)
+/* Empty the shared queue of @node into the slab; nobody else may use it */
+static void qmempool_drain(struct qmempool *pool, int node)
 {
 	void *objs[QMEMPOOL_BULK];
 	unsigned int n;
 
-	if (IS_ERR_OR_NULL(q))
+	if (IS_ERR_OR_NULL(pool->sharedq[node]))
 		return;
-	while ((n = alf_mc_dequeue(q, objs, QMEMPOOL_BULK))) {
-		qmempool_unpoison(pool, objs, n);
+	while ((n = qmempool_take_shared(pool, node, objs, QMEMPOOL_BULK)))
 		kmem_cache_free_bulk(pool->kmem, n, objs);
-	}
 }
 
 /*
@@ -990,7 +988,7 @@ void qmempool_destroy(struct qmempool *pool)
 	}
 	if (pool->sharedq) {
 		for_each_node(node) {
-			qmempool_drain(pool, pool->sharedq[node]);
+			qmempool_drain(pool, node);
 			alf_queue_free(pool->sharedq[node]);
 		}
 		kfree(pool->sharedq);
