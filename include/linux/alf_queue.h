@@ -259,13 +259,6 @@ static inline void __alf_debug_exit(struct alf_actor *side)
 /* ------------------------------------------------------------------ */
 /* Slot copy helpers, shared by the Single and Multi variants          */
 
-/*
- * Bulks of fewer slots than this are copied in a plain loop, each index
- * masked: for them that is fewer instructions than finding out whether
- * the bulk wraps and setting up a straight copy.
- */
-#define ALF_COPY_RUN_MIN	6
-
 /* @n pointers from @src to @dst: the odd ones, then four at a time */
 static __always_inline void __alf_copy(void **dst, void *const *src, u32 n)
 {
@@ -286,30 +279,27 @@ static __always_inline void __alf_copy(void **dst, void *const *src, u32 n)
 }
 
 /*
- * The @n (>= 1) slots from index @head: a small bulk in a plain loop; a
- * larger one in one straight copy when it does not wrap past the end of
- * the ring, else the part up to the end and the part from the start.  The
- * ring and its mask are read once (the stores through void ** could alias
- * q->mask for the compiler, which would then reload it on every element).
- * The ordering is the callers': these are plain accesses to slots that
- * the caller owns between its reservation and its release of a tail.
+ * The @n (>= 1) slots from index @head: one slot directly; a bulk in one
+ * straight copy when it does not wrap past the end of the ring (tested as
+ * "n - 1 <= mask - idx": no room count to compute first), else the part
+ * up to the end and the part from the start.  The ring and its mask are
+ * read once (the stores through void ** could alias q->mask for the
+ * compiler, which would then reload it on every element).  The ordering
+ * is the callers': these are plain accesses to slots that the caller owns
+ * between its reservation and its release of a tail.
  */
 static __always_inline void __alf_store(struct alf_queue *q, u32 head,
 					void *const *ptr, u32 n)
 {
 	void **ring = q->ring;
-	u32 mask = q->mask, idx, room, i;
+	u32 mask = q->mask, idx = head & mask, room;
 
-	if (n < ALF_COPY_RUN_MIN) {
-		for (i = 0; i < n; i++)
-			ring[(head + i) & mask] = ptr[i];
-		return;
-	}
-	idx = head & mask;
-	room = mask + 1 - idx;
-	if (likely(n <= room)) {
+	if (n == 1) {
+		ring[idx] = ptr[0];
+	} else if (likely(n - 1 <= mask - idx)) {
 		__alf_copy(ring + idx, ptr, n);
 	} else {
+		room = mask + 1 - idx;
 		__alf_copy(ring + idx, ptr, room);
 		__alf_copy(ring, ptr + room, n - room);
 	}
@@ -319,21 +309,30 @@ static __always_inline void __alf_load(struct alf_queue *q, u32 head,
 				       void **ptr, u32 n)
 {
 	void **ring = q->ring;
-	u32 mask = q->mask, idx, room, i;
+	u32 mask = q->mask, idx = head & mask, room;
 
-	if (n < ALF_COPY_RUN_MIN) {
-		for (i = 0; i < n; i++)
-			ptr[i] = ring[(head + i) & mask];
-		return;
-	}
-	idx = head & mask;
-	room = mask + 1 - idx;
-	if (likely(n <= room)) {
+	if (n == 1) {
+		ptr[0] = ring[idx];
+	} else if (likely(n - 1 <= mask - idx)) {
 		__alf_copy(ptr, ring + idx, n);
 	} else {
+		room = mask + 1 - idx;
 		__alf_copy(ptr, ring + idx, room);
 		__alf_copy(ptr + room, ring, n - room);
 	}
+}
+
+/*
+ * How many of the @want elements a call moves when @have slots (or
+ * elements) are there: all or none when @fixed, else as many as there
+ * are.  0 when @want is 0.  A fixed call tests "want - 1 >= have" (u32),
+ * true for want == 0 and for want > have: one compare.
+ */
+static __always_inline u32 __alf_bulk_size(u32 want, u32 have, bool fixed)
+{
+	if (fixed)
+		return unlikely(want - 1 >= have) ? 0 : want;
+	return min(want, have);
 }
 
 /* ------------------------------------------------------------------ */
@@ -361,11 +360,9 @@ __alf_mp_enqueue(struct alf_queue *q, void *const *ptr, unsigned int want,
 		c_tail = smp_load_acquire(&q->consumer.tail);
 		space = q->size + c_tail - p_head;
 		/* From the caller's count on every attempt: space may grow */
-		n = min(want, space);
-		if (!n || (fixed && n < want)) {
-			n = 0;
+		n = __alf_bulk_size(want, space, fixed);
+		if (!n)
 			goto out;
-		}
 		p_next = p_head + n;
 		ALF_QUEUE_RESERVE_HOOK(q, &q->producer);
 	} while (unlikely(cmpxchg(&q->producer.head, p_head, p_next) != p_head));
@@ -406,11 +403,9 @@ __alf_mc_dequeue(struct alf_queue *q, void **ptr, unsigned int want,
 		p_tail = smp_load_acquire(&q->producer.tail);
 		avail = p_tail - c_head;
 		/* From the caller's count on every attempt, as above */
-		n = min(want, avail);
-		if (!n || (fixed && n < want)) {
-			n = 0;
+		n = __alf_bulk_size(want, avail, fixed);
+		if (!n)
 			goto out;
-		}
 		c_next = c_head + n;
 		ALF_QUEUE_RESERVE_HOOK(q, &q->consumer);
 	} while (unlikely(cmpxchg(&q->consumer.head, c_head, c_next) != c_head));
@@ -439,17 +434,13 @@ __alf_sp_enqueue_nodebug(struct alf_queue *q, void *const *ptr,
 {
 	u32 p_head, c_tail, space;
 
-	if (unlikely(!n))
-		return 0;
 	p_head = q->producer.head;	/* only we write it */
 	/* pairs with smp_store_release(&consumer.tail) (C) */
 	c_tail = smp_load_acquire(&q->consumer.tail);
 	space = q->size + c_tail - p_head;
-	if (n > space) {
-		if (fixed || !space)
-			return 0;
-		n = space;
-	}
+	n = __alf_bulk_size(n, space, fixed);
+	if (!n)
+		return 0;
 	/* producer.head is read concurrently by alf_queue_avail_space() */
 	WRITE_ONCE(q->producer.head, p_head + n);
 	__alf_store(q, p_head, ptr, n);
@@ -484,17 +475,13 @@ __alf_sc_dequeue_nodebug(struct alf_queue *q, void **ptr, unsigned int n,
 {
 	u32 c_head, p_tail, avail;
 
-	if (unlikely(!n))
-		return 0;
 	c_head = q->consumer.head;	/* only we write it */
 	/* pairs with smp_store_release(&producer.tail) (P) */
 	p_tail = smp_load_acquire(&q->producer.tail);
 	avail = p_tail - c_head;
-	if (n > avail) {
-		if (fixed || !avail)
-			return 0;
-		n = avail;
-	}
+	n = __alf_bulk_size(n, avail, fixed);
+	if (!n)
+		return 0;
 	/* consumer.head is read concurrently by alf_queue_count() */
 	WRITE_ONCE(q->consumer.head, c_head + n);
 	__alf_load(q, c_head, ptr, n);
