@@ -379,24 +379,41 @@ static const struct ring_impl impls[] = {
 
 /* ------------------------------------------------------------------ */
 
-static int run_single(const struct ring_impl *ri, unsigned int n)
+/*
+ * The one-thread cases in rounds too: each round runs every queue and bulk
+ * once, on a queue of its own after a warm-up run, so that a slow spell of
+ * the host (a vCPU sharing its core, a frequency step) hits every queue
+ * alike instead of the few cases that ran during it; each case's figure is
+ * the median of its rounds.
+ */
+static int run_single_rounds(void)
 {
-	struct sample s[MAX_RUNS];
+	static struct sample s[ARRAY_SIZE(impls)][ARRAY_SIZE(bulks)][MAX_RUNS];
+	unsigned int r, i, j;
 	char name[64];
-	unsigned int i;
-	void *r = ri->create(ri->single);
+	void *q;
+	int err;
 
-	if (!r)
-		return -1;
-	ri->bulk(r, n, &s[0]);		/* warm-up: caches, clock frequency */
-	for (i = 0; i < runs; i++)
-		if (ri->bulk(r, n, &s[i]))
-			break;
-	free(r);
-	if (i < runs)
-		return -1;
-	snprintf(name, sizeof(name), "%s_bulk%u", ri->name, n);
-	report(name, s, loops, 1);
+	for (r = 0; r < runs; r++)
+		for (i = 0; i < ARRAY_SIZE(impls); i++)
+			for (j = 0; j < ARRAY_SIZE(bulks); j++) {
+				q = impls[i].create(impls[i].single);
+				err = !q ||
+				      impls[i].bulk(q, bulks[j], &s[i][j][r]) ||
+				      impls[i].bulk(q, bulks[j], &s[i][j][r]);
+				free(q);
+				if (err) {
+					fprintf(stderr, "ring_user: %s_bulk%u failed\n",
+						impls[i].name, bulks[j]);
+					return -1;
+				}
+			}
+	for (i = 0; i < ARRAY_SIZE(impls); i++)
+		for (j = 0; j < ARRAY_SIZE(bulks); j++) {
+			snprintf(name, sizeof(name), "%s_bulk%u",
+				 impls[i].name, bulks[j]);
+			report(name, s[i][j], loops, 1);
+		}
 	return 0;
 }
 
@@ -465,7 +482,6 @@ static int run_2thr_rounds(void)
 
 int main(int argc, char **argv)
 {
-	unsigned int i, j;
 	int ret = 0;
 	u64 t0;
 
@@ -486,13 +502,8 @@ int main(int argc, char **argv)
 	t0 = read_ns();			/* 0.2 s busy: let the clock ramp up */
 	while (read_ns() - t0 < 200000000)
 		rte_pause();
-	for (i = 0; i < ARRAY_SIZE(impls); i++)
-		for (j = 0; j < ARRAY_SIZE(bulks); j++)
-			if (run_single(&impls[i], bulks[j])) {
-				fprintf(stderr, "ring_user: %s_bulk%u failed\n",
-					impls[i].name, bulks[j]);
-				ret = 1;
-			}
+	if (run_single_rounds())
+		ret = 1;
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		fprintf(stderr, "ring_user: fewer than 2 CPUs, no 2-thread cases\n");
 		return ret;

@@ -48,11 +48,31 @@ typedef unsigned int gfp_t;
 })
 #define xchg(p, v)	__atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
 
+/*
+ * QMP_USER_KERNEL_TIMING: a program whose threads each have a CPU of their
+ * own and that never turns a debug mode on (the benchmark) defines it to
+ * get the kernel's code shape where the two differ: cpu_relax() is the
+ * kernel's "pause", and a static key, which the kernel compiles to a jump
+ * patched out while the key is off, is the constant false.  Without it (the
+ * ThreadSanitizer test, more threads than CPUs) cpu_relax() yields and a
+ * static key is a flag read at run time.
+ */
+#ifdef QMP_USER_KERNEL_TIMING
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ __volatile__("" : : : "memory");
+#endif
+}
+#else
 /* A user thread can be preempted anywhere: yield rather than burn the CPU */
 static inline void cpu_relax(void)
 {
 	sched_yield();
 }
+#endif
 
 #define smp_cond_load_acquire(p, cond_expr) ({				\
 	__typeof__(*(p)) VAL;						\
@@ -108,12 +128,16 @@ static inline unsigned long find_first_zero_bit(const unsigned long *addr,
 #define min(a, b)	((a) < (b) ? (a) : (b))
 #define max(a, b)	((a) > (b) ? (a) : (b))
 
-/* Static keys become plain flags: the debug mode is a run-time switch */
+/* Static keys: see QMP_USER_KERNEL_TIMING above */
 struct static_key_false { bool enabled; };
 #define DECLARE_STATIC_KEY_FALSE(name)	extern struct static_key_false name
 #define DEFINE_STATIC_KEY_FALSE(name)	struct static_key_false name
+#ifdef QMP_USER_KERNEL_TIMING
+#define static_branch_unlikely(k)	((void)(k), false)
+#else
 #define static_branch_unlikely(k) \
 	__builtin_expect(__atomic_load_n(&(k)->enabled, __ATOMIC_RELAXED), 0)
+#endif
 
 /* User space has no interrupts and no NMIs */
 #define in_nmi()		0
