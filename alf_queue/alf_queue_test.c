@@ -77,11 +77,12 @@ static struct alf_queue *new_queue(struct qmp_test *t, u32 size, u32 flags)
 	return q;
 }
 
-/* Put all four indices of an empty queue at @idx */
+/* Put all indices of an empty queue at @idx, producer.seen too */
 static void set_index(struct alf_queue *q, u32 idx)
 {
 	q->producer.head = idx;
 	q->producer.tail = idx;
+	q->producer.seen = idx;
 	q->consumer.head = idx;
 	q->consumer.tail = idx;
 }

@@ -78,6 +78,24 @@
  * smp_cond_load_acquire(), so the earlier finishers' slot accesses are
  * ordered before our own release of the tail (cumulativity of P and C).
  *
+ * Seen tail (S)
+ * -------------
+ * The producer side keeps in its own cache line the consumer tail as a
+ * producer last read it (producer.seen) and computes its space from that
+ * first: the consumers' line, which they write on every call, is read
+ * again only when that space is too small.  Between two CPUs streaming
+ * through a queue this saves a cache-line transfer on most enqueues.
+ * (The consumer side does not do the same: a consumer finds the queue
+ * empty by the seen value more often than not, and pays for the check.)
+ * It is safe because a tail only grows: a seen value gives no more space
+ * than the current tail would, and the slots it frees were released by
+ * the consumers (C) to the producer that read it, which passes that on
+ * to the other producers with smp_store_release(&producer.seen), paired
+ * with their smp_load_acquire() of it.  A Multi producer's seen value may
+ * lag arbitrarily (a slow producer may store an old one): one more than
+ * @size behind its head is read again; a Single producer never gets past
+ * its seen value + @size.
+ *
  * The header also builds in user space (for ThreadSanitizer runs) when
  * qmp/user_compat.h provides the few kernel primitives it uses.
  */
@@ -122,6 +140,7 @@ struct alf_actor {
 	u32 head;	/* reserved up to here (exclusive) */
 	u32 tail;	/* finished up to here (exclusive) */
 	u32 busy;	/* debug mode: a Single call of this side is running */
+	u32 seen;	/* producer: consumer.tail, last read (Seen tail) */
 };
 
 /**
@@ -356,9 +375,18 @@ __alf_mp_enqueue(struct alf_queue *q, void *const *ptr, unsigned int want,
 	do {
 		/* acquire: the consumer.tail load below comes after this */
 		p_head = smp_load_acquire(&q->producer.head);
-		/* pairs with smp_store_release(&consumer.tail) (C) */
-		c_tail = smp_load_acquire(&q->consumer.tail);
-		space = q->size + c_tail - p_head;
+		/*
+		 * First from the last consumer tail read (see "Seen tail");
+		 * pairs with smp_store_release(&producer.seen) (S)
+		 */
+		space = q->size + smp_load_acquire(&q->producer.seen) - p_head;
+		if (unlikely(space > q->size) || want > space) {
+			/* pairs with smp_store_release(&consumer.tail) (C) */
+			c_tail = smp_load_acquire(&q->consumer.tail);
+			/* (S): passes (C) on to the other producers */
+			smp_store_release(&q->producer.seen, c_tail);
+			space = q->size + c_tail - p_head;
+		}
 		/* From the caller's count on every attempt: space may grow */
 		n = __alf_bulk_size(want, space, fixed);
 		if (!n)
@@ -435,9 +463,17 @@ __alf_sp_enqueue_nodebug(struct alf_queue *q, void *const *ptr,
 	u32 p_head, c_tail, space;
 
 	p_head = q->producer.head;	/* only we write it */
-	/* pairs with smp_store_release(&consumer.tail) (C) */
-	c_tail = smp_load_acquire(&q->consumer.tail);
-	space = q->size + c_tail - p_head;
+	/*
+	 * First from the consumer tail we read last (see "Seen tail"; only
+	 * we use producer.seen, and we never go past it + size: no check)
+	 */
+	space = q->size + q->producer.seen - p_head;
+	if (n > space) {
+		/* pairs with smp_store_release(&consumer.tail) (C) */
+		c_tail = smp_load_acquire(&q->consumer.tail);
+		q->producer.seen = c_tail;
+		space = q->size + c_tail - p_head;
+	}
 	n = __alf_bulk_size(n, space, fixed);
 	if (!n)
 		return 0;
