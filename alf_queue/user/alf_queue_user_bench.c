@@ -45,9 +45,9 @@ ALF_USER_DEFINE_GLOBALS();
 static const unsigned int bulks[] = { 1, 2, 4, 8, 16, 32 };
 static const unsigned int bulks_2thr[] = { 1, 8 };
 
-static unsigned long loops = 1000000;	/* elements per single-thread run */
-static unsigned int runs = 5;
-static unsigned long elems = 5000000;	/* elements per 2-thread run */
+static unsigned long loops = 200000;	/* elements per single-thread run */
+static unsigned int runs = 21;
+static unsigned long elems = 2000000;	/* elements per 2-thread run */
 
 /* ------------------------------------------------------------------ */
 /* Timing, as time_bench.ko: per element, median run by time           */
