@@ -17,10 +17,10 @@
 #include <linux/wait.h>
 #include <qmp/kthread.h>
 #include <qmp/time_bench.h>
+#include <qmp/version.h>
 
 #ifdef CONFIG_X86
 #include <asm/msr.h>
-#include <qmp/version.h>
 #endif
 
 /**
