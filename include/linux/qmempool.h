@@ -270,11 +270,12 @@ static __always_inline bool __qmempool_push(struct qmempool *pool, void *elem)
 	return true;
 }
 
-static __always_inline void *__qmempool_alloc_init(struct qmempool *pool,
-						   gfp_t gfp_mask, bool init)
+/* The allocation in context @ctx (__qmempool_ctx(), or known to be it) */
+static __always_inline void *__qmempool_alloc_ctx(struct qmempool *pool,
+						  gfp_t gfp_mask, bool init,
+						  enum qmempool_ctx ctx)
 {
 	struct qmempool_percpu __percpu *c = pool->percpu;
-	enum qmempool_ctx ctx = __qmempool_ctx();
 	unsigned long flags = 0, n;
 	void *elem;
 
@@ -292,9 +293,16 @@ static __always_inline void *__qmempool_alloc_init(struct qmempool *pool,
 	__this_cpu_inc(c->stats.alloc_fast);
 	__qmempool_unlock(ctx, flags);
 	qmp_kasan_unpoison(elem, pool->obj_size);
+	/* memset() returns @elem: a tail call where the compiler can */
 	if (init && want_init_on_alloc(gfp_mask))
-		memset(elem, 0, pool->obj_size);
+		return memset(elem, 0, pool->obj_size);
 	return elem;
+}
+
+static __always_inline void *__qmempool_alloc_init(struct qmempool *pool,
+						   gfp_t gfp_mask, bool init)
+{
+	return __qmempool_alloc_ctx(pool, gfp_mask, init, __qmempool_ctx());
 }
 
 /**
@@ -332,16 +340,11 @@ static __always_inline void *__qmempool_alloc_noinit(struct qmempool *pool,
 	return __qmempool_alloc_init(pool, gfp_mask, false);
 }
 
-/**
- * __qmempool_free() - give an object back (inline fast path)
- * @pool: the pool
- * @elem: an object of the pool's backing cache, or NULL (nothing happens)
- *
- * Context: any; see the top of this file.
- */
-static __always_inline void __qmempool_free(struct qmempool *pool, void *elem)
+/* The free in context @ctx (__qmempool_ctx(), or known to be it) */
+static __always_inline void __qmempool_free_ctx(struct qmempool *pool,
+						void *elem,
+						enum qmempool_ctx ctx)
 {
-	enum qmempool_ctx ctx = __qmempool_ctx();
 	unsigned long flags;
 
 	if (unlikely(!elem))
@@ -374,6 +377,18 @@ static __always_inline void __qmempool_free(struct qmempool *pool, void *elem)
 		local_irq_restore(flags);
 	}
 	__qmempool_free_slow(pool, elem);
+}
+
+/**
+ * __qmempool_free() - give an object back (inline fast path)
+ * @pool: the pool
+ * @elem: an object of the pool's backing cache, or NULL (nothing happens)
+ *
+ * Context: any; see the top of this file.
+ */
+static __always_inline void __qmempool_free(struct qmempool *pool, void *elem)
+{
+	__qmempool_free_ctx(pool, elem, __qmempool_ctx());
 }
 
 /* The RFC's softirq-specialised entry points: the context is detected */
