@@ -16,6 +16,17 @@
  *                                     writes an skb head: the time
  *                                     vehicles show whether the pool hands
  *                                     out cache-hot objects
+ *   qmempool/order_{lifo,fifo}_write_{reuse,pattern256} FIFO against
+ *                                     LIFO for a per-CPU cache: two model
+ *                                     caches of the pool's local size in
+ *                                     front of the same slab, refilled and
+ *                                     drained in bulks of QMEMPOOL_BULK,
+ *                                     that differ only in the object they
+ *                                     hand out: the most recently freed
+ *                                     (LIFO, the pool's local layer) or
+ *                                     the least recently freed (FIFO, the
+ *                                     2014 prototype's SPSC queue); each
+ *                                     object written after its allocation
  *   qmempool/slab_bulk16              kmem_cache_alloc_bulk/free_bulk of 16
  *   qmempool/{slab,pool}_reuse_allcpu reuse on every CPU of cpus= at once
  *   qmempool/{slab,pool}_xcpu         alloc on one CPU, free on another: the
@@ -53,12 +64,25 @@ TIME_BENCH_CPUS_PARAM();
 
 #define OBJ_SIZE	256
 #define PATTERN		256
+#define LOCAL_SIZE	64	/* the pool's local cache, as created below */
 #define XFER_BATCH	16	/* objects handed over at a time */
 #define XFER_QSIZE	1024	/* slots of the handoff queue */
+
+/*
+ * A model per-CPU cache for the order cases: @slot[] used as a ring
+ * (@head is the oldest object) or as a stack (@slot[@count - 1] is the
+ * newest), never both.
+ */
+struct order_cache {
+	unsigned int head;
+	unsigned int count;
+	void *slot[LOCAL_SIZE];
+};
 
 struct pool_bench {
 	struct kmem_cache *cache;
 	struct qmempool *pool;
+	struct order_cache order;	/* the order cases, one at a time */
 #ifdef HAVE_OBJPOOL
 	struct objpool_head objpool;
 #endif
@@ -69,7 +93,62 @@ struct pool_bench {
 };
 
 /* What a case allocates from; a constant in each specialised case */
-enum source { SLAB, POOL, POOL_INLINE, OBJPOOL, NONE };
+enum source { SLAB, POOL, POOL_INLINE, OBJPOOL, LIFO, FIFO, NONE };
+
+/*
+ * The order caches: an empty one takes QMEMPOOL_BULK objects from the
+ * slab, a full one gives QMEMPOOL_BULK back (the newest of a stack, as
+ * the pool drains its local cache; the oldest of a ring).  Used by one
+ * case at a time on one CPU (kind ONE), so they need no exclusion.
+ */
+static __always_inline void *order_alloc(struct pool_bench *b, bool fifo)
+{
+	struct order_cache *c = &b->order;
+	void *obj;
+
+	if (unlikely(!c->count)) {
+		if (kmem_cache_alloc_bulk(b->cache, GFP_ATOMIC, QMEMPOOL_BULK,
+					  c->slot) != QMEMPOOL_BULK)
+			return NULL;
+		c->head = 0;
+		c->count = QMEMPOOL_BULK;
+	}
+	c->count--;
+	if (!fifo)
+		return c->slot[c->count];
+	obj = c->slot[c->head];
+	c->head = (c->head + 1) % LOCAL_SIZE;
+	return obj;
+}
+
+static __always_inline void order_free(struct pool_bench *b, bool fifo,
+				       void *obj)
+{
+	struct order_cache *c = &b->order;
+	unsigned int i;
+
+	if (unlikely(c->count == LOCAL_SIZE)) {
+		for (i = 0; i < QMEMPOOL_BULK; i++) {
+			if (fifo) {
+				kmem_cache_free(b->cache, c->slot[c->head]);
+				c->head = (c->head + 1) % LOCAL_SIZE;
+			} else {
+				kmem_cache_free(b->cache,
+						c->slot[c->count - 1 - i]);
+			}
+		}
+		c->count -= QMEMPOOL_BULK;
+	}
+	c->slot[fifo ? (c->head + c->count) % LOCAL_SIZE : c->count] = obj;
+	c->count++;
+}
+
+/* What a finished order case leaves in its model cache goes to the slab */
+static void order_empty(struct pool_bench *b, bool fifo)
+{
+	while (b->order.count)
+		kmem_cache_free(b->cache, order_alloc(b, fifo));
+}
 
 static __always_inline void *bench_alloc(struct pool_bench *b, enum source s)
 {
@@ -77,6 +156,8 @@ static __always_inline void *bench_alloc(struct pool_bench *b, enum source s)
 		return b;
 	if (s == POOL_INLINE)
 		return __qmempool_alloc(b->pool, GFP_ATOMIC);
+	if (s == LIFO || s == FIFO)
+		return order_alloc(b, s == FIFO);
 #ifdef HAVE_OBJPOOL
 	if (s == OBJPOOL)
 		return objpool_pop(&b->objpool);
@@ -96,7 +177,9 @@ static __always_inline void bench_free(struct pool_bench *b, enum source s,
 #endif
 	if (s == NONE)
 		return;
-	if (s == POOL_INLINE)
+	if (s == LIFO || s == FIFO)
+		order_free(b, s == FIFO, obj);
+	else if (s == POOL_INLINE)
 		__qmempool_free(b->pool, obj);
 	else if (s == POOL)
 		qmempool_free(b->pool, obj);
@@ -208,6 +291,55 @@ static int slab_write_pattern(struct time_bench_record *rec, void *d)
 static int pool_write_pattern(struct time_bench_record *rec, void *d)
 {
 	return pattern(rec, d, POOL, true);
+}
+
+/*
+ * The order cases: the model cache starts half full (objects from the
+ * slab, each written once), as a local cache between a burst of
+ * allocations and a burst of frees, and is emptied after the case.
+ */
+static __always_inline int order_case(struct time_bench_record *rec,
+				      struct pool_bench *b, enum source s,
+				      bool reuse_case)
+{
+	void *objs[LOCAL_SIZE / 2];
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	for (i = 0; i < ARRAY_SIZE(objs); i++) {
+		objs[i] = order_alloc(b, s == FIFO);
+		if (!objs[i])
+			goto out;
+		bench_write(objs[i], i);
+	}
+	while (i)
+		order_free(b, s == FIFO, objs[--i]);
+	ret = reuse_case ? reuse(rec, b, s, true) : pattern(rec, b, s, true);
+out:
+	while (i)
+		order_free(b, s == FIFO, objs[--i]);
+	order_empty(b, s == FIFO);
+	return ret;
+}
+
+static int order_lifo_write_reuse(struct time_bench_record *rec, void *d)
+{
+	return order_case(rec, d, LIFO, true);
+}
+
+static int order_fifo_write_reuse(struct time_bench_record *rec, void *d)
+{
+	return order_case(rec, d, FIFO, true);
+}
+
+static int order_lifo_write_pattern(struct time_bench_record *rec, void *d)
+{
+	return order_case(rec, d, LIFO, false);
+}
+
+static int order_fifo_write_pattern(struct time_bench_record *rec, void *d)
+{
+	return order_case(rec, d, FIFO, false);
 }
 
 #ifdef HAVE_OBJPOOL
@@ -328,6 +460,10 @@ static const struct {
 	{ "pool_write_reuse", pool_write_reuse },
 	{ "slab_write_pattern256", slab_write_pattern },
 	{ "pool_write_pattern256", pool_write_pattern },
+	{ "order_lifo_write_reuse", order_lifo_write_reuse },
+	{ "order_fifo_write_reuse", order_fifo_write_reuse },
+	{ "order_lifo_write_pattern256", order_lifo_write_pattern },
+	{ "order_fifo_write_pattern256", order_fifo_write_pattern },
 	{ "slab_bulk16", slab_bulk16 },
 	{ "slab_reuse_allcpu", slab_reuse, ALLCPU },
 	{ "pool_reuse_allcpu", pool_reuse, ALLCPU },
