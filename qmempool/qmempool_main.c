@@ -410,38 +410,6 @@ void __qmempool_free_bypass(struct qmempool *pool, void *elem)
 }
 EXPORT_SYMBOL_GPL(__qmempool_free_bypass);
 
-/*
- * The exported calls: softirq context, the one that matters on a network
- * fast path, inline in them, with no call left but a tail call (the
- * zeroing, the slow paths), so that they need no stack frame; every other
- * context in a function of its own (process context saves and restores
- * the interrupt flag, a call under paravirt, and needs registers kept
- * across it).
- */
-static noinline void *qmempool_alloc_other(struct qmempool *pool,
-					   gfp_t gfp_mask, bool init,
-					   enum qmempool_ctx ctx)
-{
-	return __qmempool_alloc_ctx(pool, gfp_mask, init, ctx);
-}
-
-static __always_inline void *qmempool_alloc_exported(struct qmempool *pool,
-						     gfp_t gfp_mask, bool init)
-{
-	enum qmempool_ctx ctx = __qmempool_ctx();
-
-	if (likely(ctx == QMEMPOOL_CTX_BH))
-		return __qmempool_alloc_ctx(pool, gfp_mask, init,
-					    QMEMPOOL_CTX_BH);
-	return qmempool_alloc_other(pool, gfp_mask, init, ctx);
-}
-
-static noinline void qmempool_free_other(struct qmempool *pool, void *elem,
-					 enum qmempool_ctx ctx)
-{
-	__qmempool_free_ctx(pool, elem, ctx);
-}
-
 /**
  * qmempool_alloc() - allocate an object from the pool
  * @pool: the pool
@@ -452,7 +420,7 @@ static noinline void qmempool_free_other(struct qmempool *pool, void *elem,
  */
 void *qmempool_alloc(struct qmempool *pool, gfp_t gfp_mask)
 {
-	return qmempool_alloc_exported(pool, gfp_mask, true);
+	return __qmempool_alloc(pool, gfp_mask);
 }
 EXPORT_SYMBOL_GPL(qmempool_alloc);
 
@@ -471,7 +439,7 @@ EXPORT_SYMBOL_GPL(qmempool_alloc);
  */
 void *qmempool_alloc_noinit(struct qmempool *pool, gfp_t gfp_mask)
 {
-	return qmempool_alloc_exported(pool, gfp_mask, false);
+	return __qmempool_alloc_noinit(pool, gfp_mask);
 }
 EXPORT_SYMBOL_GPL(qmempool_alloc_noinit);
 
@@ -485,7 +453,7 @@ EXPORT_SYMBOL_GPL(qmempool_alloc_noinit);
  */
 void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp_mask)
 {
-	return qmempool_alloc_exported(pool, gfp_mask, true);
+	return __qmempool_alloc(pool, gfp_mask);
 }
 EXPORT_SYMBOL_GPL(qmempool_alloc_softirq);
 
@@ -498,12 +466,7 @@ EXPORT_SYMBOL_GPL(qmempool_alloc_softirq);
  */
 void qmempool_free(struct qmempool *pool, void *elem)
 {
-	enum qmempool_ctx ctx = __qmempool_ctx();
-
-	if (likely(ctx == QMEMPOOL_CTX_BH))
-		__qmempool_free_ctx(pool, elem, QMEMPOOL_CTX_BH);
-	else
-		qmempool_free_other(pool, elem, ctx);
+	__qmempool_free(pool, elem);
 }
 EXPORT_SYMBOL_GPL(qmempool_free);
 
