@@ -16,16 +16,19 @@
  *                                     writes an skb head: the time
  *                                     vehicles show whether the pool hands
  *                                     out cache-hot objects
- *   qmempool/order_{lifo,fifo}_write_{reuse,pattern256} FIFO against
- *                                     LIFO for a per-CPU cache: two model
- *                                     caches of the pool's local size in
- *                                     front of the same slab, refilled and
- *                                     drained in bulks of QMEMPOOL_BULK,
- *                                     that differ only in the object they
- *                                     hand out: the most recently freed
- *                                     (LIFO, the pool's local layer) or
- *                                     the least recently freed (FIFO, the
- *                                     2014 prototype's SPSC queue); each
+ *   qmempool/order_{lifo,fifo,lifo_bottom}_write_{reuse,pattern256}
+ *                                     the order of a per-CPU cache: three
+ *                                     model caches of the pool's local
+ *                                     size in front of the same slab,
+ *                                     refilled and drained in bulks of
+ *                                     QMEMPOOL_BULK, that hand out the
+ *                                     most recently freed object (LIFO,
+ *                                     the pool's local layer) or the
+ *                                     least recently freed (FIFO, the
+ *                                     2014 prototype's SPSC queue); a full
+ *                                     LIFO gives back its top bulk (as the
+ *                                     pool does), lifo_bottom its bottom
+ *                                     one (the oldest objects); each
  *                                     object written after its allocation
  *   qmempool/slab_bulk16              kmem_cache_alloc_bulk/free_bulk of 16
  *   qmempool/{slab,pool}_reuse_allcpu reuse on every CPU of cpus= at once
@@ -93,15 +96,16 @@ struct pool_bench {
 };
 
 /* What a case allocates from; a constant in each specialised case */
-enum source { SLAB, POOL, POOL_INLINE, OBJPOOL, LIFO, FIFO, NONE };
+enum source { SLAB, POOL, POOL_INLINE, OBJPOOL, LIFO, FIFO, LIFO_BOTTOM, NONE };
 
 /*
  * The order caches: an empty one takes QMEMPOOL_BULK objects from the
- * slab, a full one gives QMEMPOOL_BULK back (the newest of a stack, as
- * the pool drains its local cache; the oldest of a ring).  Used by one
- * case at a time on one CPU (kind ONE), so they need no exclusion.
+ * slab, a full one gives QMEMPOOL_BULK back: the oldest of a ring, the
+ * newest of a LIFO stack (as the pool drains its local cache), the oldest
+ * of a LIFO_BOTTOM stack (the rest moved down).  Used by one case at a
+ * time on one CPU (kind ONE), so they need no exclusion.
  */
-static __always_inline void *order_alloc(struct pool_bench *b, bool fifo)
+static __always_inline void *order_alloc(struct pool_bench *b, enum source s)
 {
 	struct order_cache *c = &b->order;
 	void *obj;
@@ -114,40 +118,46 @@ static __always_inline void *order_alloc(struct pool_bench *b, bool fifo)
 		c->count = QMEMPOOL_BULK;
 	}
 	c->count--;
-	if (!fifo)
+	if (s != FIFO)
 		return c->slot[c->count];
 	obj = c->slot[c->head];
 	c->head = (c->head + 1) % LOCAL_SIZE;
 	return obj;
 }
 
-static __always_inline void order_free(struct pool_bench *b, bool fifo,
+static __always_inline void order_free(struct pool_bench *b, enum source s,
 				       void *obj)
 {
 	struct order_cache *c = &b->order;
 	unsigned int i;
 
 	if (unlikely(c->count == LOCAL_SIZE)) {
+		c->count -= QMEMPOOL_BULK;
 		for (i = 0; i < QMEMPOOL_BULK; i++) {
-			if (fifo) {
-				kmem_cache_free(b->cache, c->slot[c->head]);
+			void *old;
+
+			if (s == FIFO) {
+				old = c->slot[c->head];
 				c->head = (c->head + 1) % LOCAL_SIZE;
 			} else {
-				kmem_cache_free(b->cache,
-						c->slot[c->count - 1 - i]);
+				/* LIFO: from the top down; LIFO_BOTTOM: up */
+				old = c->slot[s == LIFO ? LOCAL_SIZE - 1 - i : i];
 			}
+			kmem_cache_free(b->cache, old);
 		}
-		c->count -= QMEMPOOL_BULK;
+		if (s == LIFO_BOTTOM)
+			memmove(c->slot, c->slot + QMEMPOOL_BULK,
+				c->count * sizeof(*c->slot));
 	}
-	c->slot[fifo ? (c->head + c->count) % LOCAL_SIZE : c->count] = obj;
+	c->slot[s == FIFO ? (c->head + c->count) % LOCAL_SIZE : c->count] = obj;
 	c->count++;
 }
 
 /* What a finished order case leaves in its model cache goes to the slab */
-static void order_empty(struct pool_bench *b, bool fifo)
+static void order_empty(struct pool_bench *b, enum source s)
 {
 	while (b->order.count)
-		kmem_cache_free(b->cache, order_alloc(b, fifo));
+		kmem_cache_free(b->cache, order_alloc(b, s));
 }
 
 static __always_inline void *bench_alloc(struct pool_bench *b, enum source s)
@@ -156,8 +166,8 @@ static __always_inline void *bench_alloc(struct pool_bench *b, enum source s)
 		return b;
 	if (s == POOL_INLINE)
 		return __qmempool_alloc(b->pool, GFP_ATOMIC);
-	if (s == LIFO || s == FIFO)
-		return order_alloc(b, s == FIFO);
+	if (s == LIFO || s == FIFO || s == LIFO_BOTTOM)
+		return order_alloc(b, s);
 #ifdef HAVE_OBJPOOL
 	if (s == OBJPOOL)
 		return objpool_pop(&b->objpool);
@@ -177,8 +187,8 @@ static __always_inline void bench_free(struct pool_bench *b, enum source s,
 #endif
 	if (s == NONE)
 		return;
-	if (s == LIFO || s == FIFO)
-		order_free(b, s == FIFO, obj);
+	if (s == LIFO || s == FIFO || s == LIFO_BOTTOM)
+		order_free(b, s, obj);
 	else if (s == POOL_INLINE)
 		__qmempool_free(b->pool, obj);
 	else if (s == POOL)
@@ -307,18 +317,18 @@ static __always_inline int order_case(struct time_bench_record *rec,
 	int ret = -ENOMEM;
 
 	for (i = 0; i < ARRAY_SIZE(objs); i++) {
-		objs[i] = order_alloc(b, s == FIFO);
+		objs[i] = order_alloc(b, s);
 		if (!objs[i])
 			goto out;
 		bench_write(objs[i], i);
 	}
 	while (i)
-		order_free(b, s == FIFO, objs[--i]);
+		order_free(b, s, objs[--i]);
 	ret = reuse_case ? reuse(rec, b, s, true) : pattern(rec, b, s, true);
 out:
 	while (i)
-		order_free(b, s == FIFO, objs[--i]);
-	order_empty(b, s == FIFO);
+		order_free(b, s, objs[--i]);
+	order_empty(b, s);
 	return ret;
 }
 
@@ -340,6 +350,18 @@ static int order_lifo_write_pattern(struct time_bench_record *rec, void *d)
 static int order_fifo_write_pattern(struct time_bench_record *rec, void *d)
 {
 	return order_case(rec, d, FIFO, false);
+}
+
+static int order_lifo_bottom_write_reuse(struct time_bench_record *rec,
+					 void *d)
+{
+	return order_case(rec, d, LIFO_BOTTOM, true);
+}
+
+static int order_lifo_bottom_write_pattern(struct time_bench_record *rec,
+					   void *d)
+{
+	return order_case(rec, d, LIFO_BOTTOM, false);
 }
 
 #ifdef HAVE_OBJPOOL
@@ -464,6 +486,9 @@ static const struct {
 	{ "order_fifo_write_reuse", order_fifo_write_reuse },
 	{ "order_lifo_write_pattern256", order_lifo_write_pattern },
 	{ "order_fifo_write_pattern256", order_fifo_write_pattern },
+	{ "order_lifo_bottom_write_reuse", order_lifo_bottom_write_reuse },
+	{ "order_lifo_bottom_write_pattern256",
+	  order_lifo_bottom_write_pattern },
 	{ "slab_bulk16", slab_bulk16 },
 	{ "slab_reuse_allcpu", slab_reuse, ALLCPU },
 	{ "pool_reuse_allcpu", pool_reuse, ALLCPU },
