@@ -10,6 +10,10 @@
  *                                     fast paths of <linux/qmempool.h>
  *                                     (__qmempool_alloc/__qmempool_free)
  *                                     instead of the exported calls
+ *   qmempool/pool_called_{reuse,pattern256} the inline fast paths behind
+ *                                     a call of their own in this module
+ *                                     (noinline): what a call costs, apart
+ *                                     from the code it calls
  *   qmempool/{slab,pool}_write_{reuse,pattern256} the same, each object
  *                                     written (one store per cache line)
  *                                     after its allocation, as a driver
@@ -96,7 +100,21 @@ struct pool_bench {
 };
 
 /* What a case allocates from; a constant in each specialised case */
-enum source { SLAB, POOL, POOL_INLINE, OBJPOOL, LIFO, FIFO, LIFO_BOTTOM, NONE };
+enum source {
+	SLAB, POOL, POOL_INLINE, POOL_CALLED, OBJPOOL, LIFO, FIFO, LIFO_BOTTOM,
+	NONE
+};
+
+/* POOL_CALLED: the exported calls' code, reached by a call in this module */
+static noinline void *called_alloc(struct qmempool *pool)
+{
+	return __qmempool_alloc(pool, GFP_ATOMIC);
+}
+
+static noinline void called_free(struct qmempool *pool, void *obj)
+{
+	__qmempool_free(pool, obj);
+}
 
 /*
  * The order caches: an empty one takes QMEMPOOL_BULK objects from the
@@ -166,6 +184,8 @@ static __always_inline void *bench_alloc(struct pool_bench *b, enum source s)
 		return b;
 	if (s == POOL_INLINE)
 		return __qmempool_alloc(b->pool, GFP_ATOMIC);
+	if (s == POOL_CALLED)
+		return called_alloc(b->pool);
 	if (s == LIFO || s == FIFO || s == LIFO_BOTTOM)
 		return order_alloc(b, s);
 #ifdef HAVE_OBJPOOL
@@ -191,6 +211,8 @@ static __always_inline void bench_free(struct pool_bench *b, enum source s,
 		order_free(b, s, obj);
 	else if (s == POOL_INLINE)
 		__qmempool_free(b->pool, obj);
+	else if (s == POOL_CALLED)
+		called_free(b->pool, obj);
 	else if (s == POOL)
 		qmempool_free(b->pool, obj);
 	else
@@ -271,6 +293,16 @@ static __always_inline int pattern(struct time_bench_record *rec,
 	}
 	time_bench_stop(rec, steps * PATTERN);
 	return 0;
+}
+
+static int pool_called_reuse(struct time_bench_record *rec, void *d)
+{
+	return reuse(rec, d, POOL_CALLED, false);
+}
+
+static int pool_called_pattern(struct time_bench_record *rec, void *d)
+{
+	return pattern(rec, d, POOL_CALLED, false);
 }
 
 static int pool_inline_reuse(struct time_bench_record *rec, void *d)
@@ -478,6 +510,8 @@ static const struct {
 	{ "pool_pattern256", pool_pattern },
 	{ "pool_inline_reuse", pool_inline_reuse },
 	{ "pool_inline_pattern256", pool_inline_pattern },
+	{ "pool_called_reuse", pool_called_reuse },
+	{ "pool_called_pattern256", pool_called_pattern },
 	{ "slab_write_reuse", slab_write_reuse },
 	{ "pool_write_reuse", pool_write_reuse },
 	{ "slab_write_pattern256", slab_write_pattern },
