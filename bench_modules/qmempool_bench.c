@@ -10,10 +10,13 @@
  *                                     fast paths of <linux/qmempool.h>
  *                                     (__qmempool_alloc/__qmempool_free)
  *                                     instead of the exported calls
- *   qmempool/pool_called_{reuse,pattern256} the inline fast paths behind
- *                                     a call of their own in this module
- *                                     (noinline): what a call costs, apart
- *                                     from the code it calls
+ *   qmempool/pool_called_{reuse,pattern256} the inline paths of every
+ *                                     context in one noinline function of
+ *                                     this module, the shape the exported
+ *                                     calls had before they kept the
+ *                                     softirq path apart (qmempool_main.c):
+ *                                     where the other contexts' registers
+ *                                     and frame cost the softirq path
  *   qmempool/{slab,pool}_write_{reuse,pattern256} the same, each object
  *                                     written (one store per cache line)
  *                                     after its allocation, as a driver
@@ -105,7 +108,7 @@ enum source {
 	NONE
 };
 
-/* POOL_CALLED: the exported calls' code, reached by a call in this module */
+/* POOL_CALLED: every context's path in one function, reached by a call */
 static noinline void *called_alloc(struct qmempool *pool)
 {
 	return __qmempool_alloc(pool, GFP_ATOMIC);
