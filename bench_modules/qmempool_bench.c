@@ -53,9 +53,16 @@
  *
  * each from process context and from softirq context (bottom halves
  * disabled; ctx= in the line).  Parameters: loops=, runs=, cpus= (the
- * parallel cases' CPUs, default every online CPU).  The init_on_alloc and
- * init_on_free settings, which decide whether objects are zeroed, are
- * printed first.
+ * parallel cases' CPUs, default every online CPU), stack_scan= (below).
+ * The init_on_alloc and init_on_free settings, which decide whether
+ * objects are zeroed, are printed first.
+ *
+ * stack_scan=1 runs, instead, the pool's NIC pattern through the exported
+ * calls, the one-function call and inline, in softirq context, with the
+ * case's stack moved down by 0 to 4032 bytes in 64-byte steps, one line
+ * per offset (qmempool/<case>_stack<bytes>): whether a path's speed
+ * depends on where its caller's stack lies (it did for the one-function
+ * shape, in UML).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -65,12 +72,17 @@
 #include <linux/objpool.h>
 #endif
 #include <linux/qmempool.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <qmp/time_bench.h>
 #include <qmp/version.h>
 
 TIME_BENCH_MODULE_PARAMS(1000000, 5);
 TIME_BENCH_CPUS_PARAM();
+
+static bool stack_scan;
+module_param(stack_scan, bool, 0444);
+MODULE_PARM_DESC(stack_scan, "Only the NIC pattern cases, at 64 stack offsets (default off)");
 
 #define OBJ_SIZE	256
 #define PATTERN		256
@@ -336,6 +348,59 @@ static int slab_write_pattern(struct time_bench_record *rec, void *d)
 static int pool_write_pattern(struct time_bench_record *rec, void *d)
 {
 	return pattern(rec, d, POOL, true);
+}
+
+/* stack_scan: how far the scanned case's stack is moved down, in bytes */
+static unsigned int scan_offset;
+
+static __always_inline int stack_moved(struct time_bench_record *rec,
+				       struct pool_bench *b, enum source s)
+{
+	/* Allocated in the frame of the case function it is inlined into */
+	u8 *pad = __builtin_alloca(scan_offset + 1);
+
+	WRITE_ONCE(*pad, 0);	/* used, so that it is not optimised away */
+	return pattern(rec, b, s, false);
+}
+
+static int scan_pool(struct time_bench_record *rec, void *d)
+{
+	return stack_moved(rec, d, POOL);
+}
+
+static int scan_called(struct time_bench_record *rec, void *d)
+{
+	return stack_moved(rec, d, POOL_CALLED);
+}
+
+static int scan_inline(struct time_bench_record *rec, void *d)
+{
+	return stack_moved(rec, d, POOL_INLINE);
+}
+
+static int run_stack_scan(struct pool_bench *b, unsigned long n)
+{
+	static const struct {
+		const char *name;
+		time_bench_fn fn;
+	} scan[] = {
+		{ "pool_pattern256", scan_pool },
+		{ "pool_called_pattern256", scan_called },
+		{ "pool_inline_pattern256", scan_inline },
+	};
+	char name[48];
+	unsigned int i;
+	int ret = 0;
+
+	for (scan_offset = 0; scan_offset < SZ_4K && !ret; scan_offset += 64) {
+		for (i = 0; i < ARRAY_SIZE(scan) && !ret; i++) {
+			snprintf(name, sizeof(name), "%s_stack%04u",
+				 scan[i].name, scan_offset);
+			ret = time_bench_run("qmempool", name, TB_SOFTIRQ, n,
+					     runs, scan[i].fn, b);
+		}
+	}
+	return ret;
 }
 
 /*
@@ -634,7 +699,7 @@ static int __init qmempool_bench_init(void)
 		if (cpumask_weight(pair) == 2)
 			break;
 	}
-	ret = run_cases(b, n, par, pair);
+	ret = stack_scan ? run_stack_scan(b, n) : run_cases(b, n, par, pair);
 #ifdef HAVE_OBJPOOL
 	objpool_fini(&b->objpool);
 #endif
