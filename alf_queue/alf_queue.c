@@ -16,11 +16,11 @@
 
 /* Debug mode of the inline paths (DEFINE_STATIC_KEY_FALSE, spelled out) */
 struct static_key_false alf_queue_debug_key = STATIC_KEY_FALSE_INIT;
-EXPORT_SYMBOL_GPL(alf_queue_debug_key);
+QMP_EXPORT(alf_queue_debug_key);
 
 /* Misused calls refused in debug mode, all queues (see alf_queue.h) */
 atomic_long_t alf_queue_debug_misuses = ATOMIC_LONG_INIT(0);
-EXPORT_SYMBOL_GPL(alf_queue_debug_misuses);
+QMP_EXPORT(alf_queue_debug_misuses);
 
 static int alf_debug_set(const char *val, const struct kernel_param *kp)
 {
@@ -81,7 +81,7 @@ struct alf_queue *alf_queue_alloc_flags(u32 size, u32 flags, gfp_t gfp)
 	alf_queue_init(q, size, flags);
 	return q;
 }
-EXPORT_SYMBOL_GPL(alf_queue_alloc_flags);
+QMP_EXPORT(alf_queue_alloc_flags);
 
 /**
  * alf_queue_alloc() - allocate an empty ALF queue (the RFC's interface)
@@ -95,7 +95,7 @@ struct alf_queue *alf_queue_alloc(u32 size, gfp_t gfp)
 {
 	return alf_queue_alloc_flags(size, 0, gfp);
 }
-EXPORT_SYMBOL_GPL(alf_queue_alloc);
+QMP_EXPORT(alf_queue_alloc);
 
 /**
  * alf_queue_free() - free a queue
@@ -112,6 +112,6 @@ void alf_queue_free(struct alf_queue *q)
 		return;
 	kvfree(q);
 }
-EXPORT_SYMBOL_GPL(alf_queue_free);
+QMP_EXPORT(alf_queue_free);
 
 MODULE_DESCRIPTION("ALF: Array-based Lock-Free bounded FIFO with bulk operations");

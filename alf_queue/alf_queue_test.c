@@ -29,6 +29,7 @@ static void retry_hook(struct alf_queue *q, struct alf_actor *actor);
 #include <linux/slab.h>
 #include <linux/stdarg.h>
 #include <linux/string.h>
+#include <qmp/compat.h>
 #include <qmp/ktap.h>
 
 #include "alf_stress.h"
@@ -37,6 +38,10 @@ static void retry_hook(struct alf_queue *q, struct alf_actor *actor);
 static unsigned long tokens = 1000000;
 module_param(tokens, ulong, 0444);
 MODULE_PARM_DESC(tokens, "Tokens per producer in the MPMC/SPSC stress cases (default 1000000)");
+
+static unsigned int stress_ms = 20000;
+module_param(stress_ms, uint, 0444);
+MODULE_PARM_DESC(stress_ms, "Milliseconds after which a stress case's producers stop where they are, every token made still checked (default 20000; 0: no limit)");
 
 static unsigned int stress_timeout = 600;
 module_param(stress_timeout, uint, 0444);
@@ -77,12 +82,12 @@ static struct alf_queue *new_queue(struct qmp_test *t, u32 size, u32 flags)
 	return q;
 }
 
-/* Put all indices of an empty queue at @idx, producer.seen too */
+/* Put all indices of an empty queue at @idx, producer.seen too (+ size) */
 static void set_index(struct alf_queue *q, u32 idx)
 {
 	q->producer.head = idx;
 	q->producer.tail = idx;
-	q->producer.seen = idx;
+	q->producer.seen = idx + q->size;
 	q->consumer.head = idx;
 	q->consumer.tail = idx;
 }
@@ -137,9 +142,9 @@ static void fifo_run(struct qmp_test *t, const struct alf_variant *v,
 		if (!expect_level(t, v, q, next_in - next_out))
 			goto out;
 	}
-	QMP_EXPECT(t, q->producer.head - start == total,
+	QMP_EXPECT(t, q->producer.tail - start == total,
 		   "%s: producer index moved %u, expected %lu", v->name,
-		   q->producer.head - start, total);
+		   q->producer.tail - start, total);
 out:
 	alf_queue_free(q);
 }
@@ -173,9 +178,9 @@ static void test_index_wraparound(struct qmp_test *t)
 		for (j = 0; j < 16; j++)
 			buf[j] = TOKEN(j + 1);
 		QMP_EXPECT(t, v->enq(q, buf, 16) == 16, "%s: fill", v->name);
-		QMP_EXPECT(t, q->producer.head == 11 && q->consumer.tail ==
+		QMP_EXPECT(t, q->producer.tail == 11 && q->consumer.tail ==
 			   U32_MAX - 4, "%s: indices %u/%u", v->name,
-			   q->producer.head, q->consumer.tail);
+			   q->producer.tail, q->consumer.tail);
 		expect_level(t, v, q, 16);
 		QMP_EXPECT(t, !v->enq(q, buf, 1) && !v->enq_var(q, buf, 1),
 			   "%s: enqueue into a full queue across the wrap",
@@ -530,7 +535,7 @@ static int stress_thread(void *arg)
 				stress_backoff(&fails);
 		/* Our timer's stream must finish before we cancel it */
 		while (w->timer_id >= 0 && !atomic_read(&s->stop) &&
-		       s->prod[w->timer_id].seq < s->cfg.tokens)
+		       !READ_ONCE(s->prod[w->timer_id].done))
 			schedule_timeout_uninterruptible(1);
 	} else {
 		while (!alf_stress_done(s))
@@ -557,12 +562,16 @@ static void run_stress(struct qmp_test *t, u32 qsize, u32 flags,
 		.producers = irq ? 2 * np : np,
 		.consumers = irq ? 2 * nc : nc,
 		.tokens = ntok,
+		/* the timers' streams (see alf_stress.h): 1/16 of the threads' */
+		.short_first = np,
+		.short_tokens = max(ntok / 16, 1UL),
 		.max_bulk = 32,
 		.single_producer = flags & ALF_SP_ENQ,
 		.single_consumer = flags & ALF_SC_DEQ,
 	};
-	unsigned int i, nw = np + nc, cpu = cpumask_first(cpu_online_mask);
+	unsigned int i, p, nw = np + nc, cpu = cpumask_first(cpu_online_mask);
 	unsigned long deadline = jiffies + stress_timeout * HZ;
+	unsigned long finish_at = jiffies + msecs_to_jiffies(stress_ms);
 	struct stress_worker *w;
 	struct alf_stress *s;
 	struct alf_queue *q;
@@ -583,9 +592,8 @@ static void run_stress(struct qmp_test *t, u32 qsize, u32 flags,
 		w[i].timer_id = !irq ? -1 : w[i].producer ? np + i :
 			nc + w[i].id;
 		init_completion(&w[i].done);
-		hrtimer_init(&w[i].timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_HARD);
-		w[i].timer.function = stress_timer_fn;
+		hrtimer_setup(&w[i].timer, stress_timer_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
 		w[i].task = kthread_create(stress_thread, &w[i], "alf_%s/%u",
 					   w[i].producer ? "prod" : "cons",
 					   w[i].id);
@@ -605,15 +613,21 @@ static void run_stress(struct qmp_test *t, u32 qsize, u32 flags,
 	for (i = 0; i < nw; i++)
 		wake_up_process(w[i].task);
 
-	/* Wait in 1 s steps (no hung-task report), stop at the deadline */
+	/*
+	 * Wait in 100 ms steps (no hung-task report); at stress_ms the
+	 * producers stop where they are and the consumers drain what was
+	 * made; at the deadline the case fails
+	 */
 	for (i = 0; i < nw; i++) {
-		while (!wait_for_completion_timeout(&w[i].done, HZ)) {
+		while (!wait_for_completion_timeout(&w[i].done, HZ / 10)) {
+			if (stress_ms && time_after(jiffies, finish_at))
+				alf_stress_finish(s);
 			if (time_after(jiffies, deadline) &&
 			    !atomic_read(&s->stop)) {
 				alf_stress_error(s, "timeout after %us: %ld of %lu tokens consumed",
 						 stress_timeout,
 						 atomic_long_read(&s->consumed),
-						 alf_stress_total(s));
+						 alf_stress_made(s));
 			}
 		}
 	}
@@ -621,10 +635,16 @@ static void run_stress(struct qmp_test *t, u32 qsize, u32 flags,
 		kthread_stop(w[i].task);
 
 	QMP_EXPECT(t, alf_stress_verify(s), "%s", s->error);
-	qmp_test_diag(t, "%u+%u threads%s on %u CPUs, %lu tokens in %llu ms",
+	/* Every actor took part: each stream made tokens */
+	for (p = 0; p < cfg.producers; p++)
+		QMP_EXPECT(t, s->prod[p].seq, "producer %u (%s) made no token",
+			   p, p < np ? "thread" : "hardirq timer");
+	qmp_test_diag(t, "%u+%u threads%s on %u CPUs, %lu of %lu tokens in %llu ms%s",
 		      np, nc, irq ? " + hardirq timers" : "",
-		      num_online_cpus(), alf_stress_total(s),
-		      div_u64(ktime_get_ns() - start, NSEC_PER_MSEC));
+		      num_online_cpus(), alf_stress_made(s),
+		      alf_stress_total(s),
+		      div_u64(ktime_get_ns() - start, NSEC_PER_MSEC),
+		      atomic_read(&s->finish) ? " (cut at stress_ms)" : "");
 	alf_stress_free(s);
 free:
 	kfree(w);
@@ -729,9 +749,8 @@ static void test_irq_reentry(struct qmp_test *t)
 		x->thread.rnd = 2 * cpu + 1;
 		x->irq.rnd = 2 * cpu + 2;
 		init_completion(&x->done);
-		hrtimer_init(&x->timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_HARD);
-		x->timer.function = reentry_timer_fn;
+		hrtimer_setup(&x->timer, reentry_timer_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
 		x->task = kthread_create_on_cpu(reentry_thread, x, cpu,
 						"alf_reentry/%u");
 		if (!QMP_EXPECT(t, !IS_ERR(x->task), "kthread_create"))

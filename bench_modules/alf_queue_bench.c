@@ -141,15 +141,29 @@ static int bench_ptr_ring_bulk(struct time_bench_record *rec, void *d)
 	return 0;
 }
 
+/* Each variant on a queue of its own: a side must not mix its variants */
 static const struct {
 	const char *name;
+	u32 flags;
 	time_bench_fn simple, multi, bulk;
 } variants[] = {
-	{ "mpmc", bench_mpmc_simple, bench_mpmc_multi, bench_mpmc_bulk },
-	{ "spsc", bench_spsc_simple, bench_spsc_multi, bench_spsc_bulk },
-	{ "mpsc", bench_mpsc_simple, bench_mpsc_multi, bench_mpsc_bulk },
-	{ "spmc", bench_spmc_simple, bench_spmc_multi, bench_spmc_bulk },
+	{ "mpmc", ALF_MP_ENQ | ALF_MC_DEQ,
+	  bench_mpmc_simple, bench_mpmc_multi, bench_mpmc_bulk },
+	{ "spsc", ALF_SP_ENQ | ALF_SC_DEQ,
+	  bench_spsc_simple, bench_spsc_multi, bench_spsc_bulk },
+	{ "mpsc", ALF_MP_ENQ | ALF_SC_DEQ,
+	  bench_mpsc_simple, bench_mpsc_multi, bench_mpsc_bulk },
+	{ "spmc", ALF_SP_ENQ | ALF_MC_DEQ,
+	  bench_spmc_simple, bench_spmc_multi, bench_spmc_bulk },
 };
+
+/* Room for the multi case and a bulk per CPU */
+static struct alf_queue *bench_queue(u32 flags)
+{
+	return alf_queue_alloc_flags(roundup_pow_of_two(MULTI *
+							num_possible_cpus()),
+				     flags, GFP_KERNEL);
+}
 
 static int run_all(struct alf_bench *b, const struct cpumask *par)
 {
@@ -158,6 +172,11 @@ static int run_all(struct alf_bench *b, const struct cpumask *par)
 	int ret = 0;
 
 	for (v = 0; v < ARRAY_SIZE(variants) && !ret; v++) {
+		b->q = bench_queue(variants[v].flags);
+		if (IS_ERR(b->q)) {
+			ret = PTR_ERR(b->q);
+			break;
+		}
 		snprintf(name, sizeof(name), "%s_simple", variants[v].name);
 		ret = time_bench_run("alf_queue", name, TB_PROCESS, loops, runs,
 				     variants[v].simple, b);
@@ -173,6 +192,7 @@ static int run_all(struct alf_bench *b, const struct cpumask *par)
 					     max(loops, (unsigned long)MULTI),
 					     runs, variants[v].bulk, b);
 		}
+		alf_queue_free(b->q);
 	}
 	ret = ret ?: time_bench_run("alf_queue", "ptr_ring_simple", TB_PROCESS,
 				    loops, runs, bench_ptr_ring_simple, b);
@@ -185,10 +205,14 @@ static int run_all(struct alf_bench *b, const struct cpumask *par)
 	}
 	if (!ret) {
 		/* Contention: every CPU of cpus= on the same queue */
+		b->q = bench_queue(ALF_MP_ENQ | ALF_MC_DEQ);
+		if (IS_ERR(b->q))
+			return PTR_ERR(b->q);
 		b->bulk = 8;
 		ret = time_bench_run_parallel("alf_queue", "mpmc_parallel_bulk8",
 					      TB_PROCESS, loops, runs, par,
 					      bench_mpmc_bulk, b);
+		alf_queue_free(b->q);
 	}
 	return ret;
 }
@@ -211,19 +235,11 @@ static int __init alf_queue_bench_init(void)
 	ret = time_bench_cpus(cpus, par);
 	if (ret)
 		goto out_mask;
-	/* Room for the multi case and a bulk per CPU */
-	b.q = alf_queue_alloc(roundup_pow_of_two(MULTI * num_possible_cpus()),
-			      GFP_KERNEL);
-	if (IS_ERR(b.q)) {
-		ret = PTR_ERR(b.q);
-		goto out_mask;
-	}
 	ret = ptr_ring_init(&b.ring, MULTI, GFP_KERNEL);
 	if (!ret) {
 		ret = run_all(&b, par);
 		ptr_ring_cleanup(&b.ring, NULL);
 	}
-	alf_queue_free(b.q);
 out_mask:
 	free_cpumask_var(par);
 	return ret;

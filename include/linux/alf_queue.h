@@ -13,9 +13,12 @@
  *   consumer.tail <= consumer.head <= producer.tail <= producer.head
  *   producer.head - consumer.tail <= size                   (mod 2^32)
  *
- * Slots [consumer.head, producer.tail) hold published elements; slots
- * [producer.tail, producer.head) are being written by producers; slots
- * [consumer.tail, consumer.head) are being read by consumers.
+ * Slots [consumer.head, producer.tail) hold published elements not yet
+ * reserved; slots [producer.tail, producer.head) are reserved by the
+ * producers, slots [consumer.tail, consumer.head) by the consumers.  A
+ * Multi call reserves the slots it is about to write or read; a Single
+ * side reserves all it has seen free or published (see "Reservation by a
+ * Single side"), so its head stays ahead of its tail between calls.
  *
  * Variants, who may call them, from where
  * -----------------------------------------
@@ -40,7 +43,10 @@
  *   bottom halves disabled, a lock, ...).  They never wait for anybody, so
  *   being preempted or interrupted inside them only delays the other side.
  *   They may be combined freely with the other side's Multi variant
- *   (MP+SC, SP+MC), but a side must not mix its Single and Multi variants.
+ *   (MP+SC, SP+MC), but a side must not mix its Single and Multi variants,
+ *   not even one after the other: a Single side leaves its head ahead of
+ *   its tail, and a Multi call of that side would wait for ever for the
+ *   tail to catch up with it.
  *   Any context, including NMI, if the caller provides the exclusion.
  *
  * Bulk semantics (open question 1 of the RFC)
@@ -80,21 +86,40 @@
  *
  * Seen tail (S)
  * -------------
- * The producer side keeps in its own cache line the consumer tail as a
- * producer last read it (producer.seen) and computes its space from that
- * first: the consumers' line, which they write on every call, is read
- * again only when that space is too small.  Between two CPUs streaming
- * through a queue this saves a cache-line transfer on most enqueues.
- * (The consumer side does not do the same: a consumer finds the queue
- * empty by the seen value more often than not, and pays for the check.)
- * It is safe because a tail only grows: a seen value gives no more space
- * than the current tail would, and the slots it frees were released by
- * the consumers (C) to the producer that read it, which passes that on
- * to the other producers with smp_store_release(&producer.seen), paired
- * with their smp_load_acquire() of it.  A Multi producer's seen value may
- * lag arbitrarily (a slow producer may store an old one): one more than
- * @size behind its head is read again; a Single producer never gets past
- * its seen value + @size.
+ * Multi producers keep in their own cache line the consumer tail as a
+ * producer last read it, plus @size (producer.seen: the index up to which
+ * the slots were free then), and compute their space from that first:
+ * the consumers' line, which they write on every call, is read again only
+ * when that space is too small.  Between two CPUs streaming through a
+ * queue this saves a cache-line transfer on most enqueues.  It is safe
+ * because a tail only grows: a seen value gives no more space than the
+ * current tail would, and the slots it frees were released by the
+ * consumers (C) to the producer that read it, which passes that on to the
+ * other producers with smp_store_release(&producer.seen), paired with
+ * their smp_load_acquire() of it.  A Multi producer's seen value may lag
+ * arbitrarily (a slow producer may store an old one): one more than @size
+ * behind its head is read again.  Multi consumers keep no such copy: they
+ * read producer.tail on every call.
+ *
+ * Reservation by a Single side (R)
+ * --------------------------------
+ * A Single producer or consumer has nobody of its own side to reserve
+ * slots against, so it reserves all it has seen: when it reads the other
+ * side's tail it moves its own head there (a producer to consumer.tail +
+ * @size, a consumer to producer.tail), and a call takes its slots from
+ * [tail, head) first, reading the other side's line again only when they
+ * are too few.  While a backlog streams from one CPU to another, each side
+ * then reads the other's line about once per batch of the other's
+ * progress, not on every call (a consumer reading producer.tail on every
+ * call pulls the producer's line over, and the producer's next store takes
+ * it back, once per element each way).  The invariants above hold, as a
+ * tail only grows: consumer.head is a past producer.tail, producer.head a
+ * past consumer.tail + @size.  A call's slot accesses come after the
+ * acquire of (P) or (C) that saw the slots free or published, in the
+ * Single side's own order: program order, or the exclusion by which the
+ * caller hands the side from one context to the next.  Nobody else reads
+ * a Single side's head: alf_queue_count() and alf_queue_avail_space() use
+ * the tails.
  *
  * The header also builds in user space (for ThreadSanitizer runs) when
  * qmp/user_compat.h provides the few kernel primitives it uses.
@@ -103,6 +128,7 @@
 #define _LINUX_ALF_QUEUE_H
 
 #ifdef __KERNEL__
+#include <linux/qmempool_ns.h>
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/cache.h>
@@ -140,7 +166,7 @@ struct alf_actor {
 	u32 head;	/* reserved up to here (exclusive) */
 	u32 tail;	/* finished up to here (exclusive) */
 	u32 busy;	/* debug mode: a Single call of this side is running */
-	u32 seen;	/* producer: consumer.tail, last read (Seen tail) */
+	u32 seen;	/* Multi producers: consumer.tail + size, last read (S) */
 };
 
 /**
@@ -379,12 +405,12 @@ __alf_mp_enqueue(struct alf_queue *q, void *const *ptr, unsigned int want,
 		 * First from the last consumer tail read (see "Seen tail");
 		 * pairs with smp_store_release(&producer.seen) (S)
 		 */
-		space = q->size + smp_load_acquire(&q->producer.seen) - p_head;
+		space = smp_load_acquire(&q->producer.seen) - p_head;
 		if (unlikely(space > q->size) || want > space) {
 			/* pairs with smp_store_release(&consumer.tail) (C) */
 			c_tail = smp_load_acquire(&q->consumer.tail);
 			/* (S): passes (C) on to the other producers */
-			smp_store_release(&q->producer.seen, c_tail);
+			smp_store_release(&q->producer.seen, c_tail + q->size);
 			space = q->size + c_tail - p_head;
 		}
 		/* From the caller's count on every attempt: space may grow */
@@ -452,37 +478,57 @@ out:
 /* ------------------------------------------------------------------ */
 /* Single-Producer / Single-Consumer                                   */
 
+/* Write the @n slots from @p_tail on and publish them */
+static __always_inline unsigned int
+__alf_sp_put(struct alf_queue *q, u32 p_tail, void *const *ptr, unsigned int n)
+{
+	u32 next = p_tail + n;
+
+	__alf_store(q, p_tail, ptr, n);
+	/* (P): pairs with smp_load_acquire(&producer.tail) in the consumers */
+	smp_store_release(&q->producer.tail, next);
+	return n;
+}
+
+/* Read the @n slots from @c_tail on and release them */
+static __always_inline unsigned int
+__alf_sc_take(struct alf_queue *q, u32 c_tail, void **ptr, unsigned int n)
+{
+	u32 next = c_tail + n;
+
+	__alf_load(q, c_tail, ptr, n);
+	/* (C): pairs with smp_load_acquire(&consumer.tail) in the producers */
+	smp_store_release(&q->consumer.tail, next);
+	return n;
+}
+
 /*
  * The debug mode wraps the Single variants out of the way, so that their
- * fast path carries no state to its end.
+ * fast path carries no state to its end.  "n - 1 >= space" (u32) is
+ * "n == 0 or n > space" in one compare; a short call (variable, fewer than
+ * @n) has a put of its own, so that the common one's @n stays the caller's.
  */
 static __always_inline unsigned int
 __alf_sp_enqueue_nodebug(struct alf_queue *q, void *const *ptr,
 			 unsigned int n, bool fixed)
 {
-	u32 p_head, c_tail, space;
+	u32 p_tail, c_tail, space;
 
-	p_head = q->producer.head;	/* only we write it */
-	/*
-	 * First from the consumer tail we read last (see "Seen tail"; only
-	 * we use producer.seen, and we never go past it + size: no check)
-	 */
-	space = q->size + q->producer.seen - p_head;
-	if (n > space) {
+	p_tail = q->producer.tail;	/* only we write it */
+	/* First what we reserved (see "Reservation by a Single side") */
+	space = q->producer.head - p_tail;
+	if (n - 1 >= space) {
 		/* pairs with smp_store_release(&consumer.tail) (C) */
 		c_tail = smp_load_acquire(&q->consumer.tail);
-		q->producer.seen = c_tail;
-		space = q->size + c_tail - p_head;
+		q->producer.head = c_tail + q->size;	/* (R): only we use it */
+		space = q->size + c_tail - p_tail;
+		if (n - 1 >= space) {
+			if (fixed || !n || !space)
+				return 0;
+			return __alf_sp_put(q, p_tail, ptr, space);
+		}
 	}
-	n = __alf_bulk_size(n, space, fixed);
-	if (!n)
-		return 0;
-	/* producer.head is read concurrently by alf_queue_avail_space() */
-	WRITE_ONCE(q->producer.head, p_head + n);
-	__alf_store(q, p_head, ptr, n);
-	/* (P): pairs with smp_load_acquire(&producer.tail) in the consumers */
-	smp_store_release(&q->producer.tail, p_head + n);
-	return n;
+	return __alf_sp_put(q, p_tail, ptr, n);
 }
 
 static inline __cold unsigned int
@@ -505,25 +551,28 @@ __alf_sp_enqueue(struct alf_queue *q, void *const *ptr, unsigned int n,
 	return __alf_sp_enqueue_nodebug(q, ptr, n, fixed);
 }
 
+/* As __alf_sp_enqueue_nodebug() */
 static __always_inline unsigned int
 __alf_sc_dequeue_nodebug(struct alf_queue *q, void **ptr, unsigned int n,
 			 bool fixed)
 {
-	u32 c_head, p_tail, avail;
+	u32 c_tail, p_tail, avail;
 
-	c_head = q->consumer.head;	/* only we write it */
-	/* pairs with smp_store_release(&producer.tail) (P) */
-	p_tail = smp_load_acquire(&q->producer.tail);
-	avail = p_tail - c_head;
-	n = __alf_bulk_size(n, avail, fixed);
-	if (!n)
-		return 0;
-	/* consumer.head is read concurrently by alf_queue_count() */
-	WRITE_ONCE(q->consumer.head, c_head + n);
-	__alf_load(q, c_head, ptr, n);
-	/* (C): pairs with smp_load_acquire(&consumer.tail) in the producers */
-	smp_store_release(&q->consumer.tail, c_head + n);
-	return n;
+	c_tail = q->consumer.tail;	/* only we write it */
+	/* First what we reserved (see "Reservation by a Single side") */
+	avail = q->consumer.head - c_tail;
+	if (n - 1 >= avail) {
+		/* pairs with smp_store_release(&producer.tail) (P) */
+		p_tail = smp_load_acquire(&q->producer.tail);
+		q->consumer.head = p_tail;	/* (R): only we use it */
+		avail = p_tail - c_tail;
+		if (n - 1 >= avail) {
+			if (fixed || !n || !avail)
+				return 0;
+			return __alf_sc_take(q, c_tail, ptr, avail);
+		}
+	}
+	return __alf_sc_take(q, c_tail, ptr, n);
 }
 
 static inline __cold unsigned int
@@ -671,7 +720,7 @@ alf_sc_dequeue_fixed(struct alf_queue *q, void **ptr, unsigned int n)
 }
 
 /**
- * alf_queue_count() - number of published elements not yet reserved
+ * alf_queue_count() - number of published elements not yet dequeued
  * @q: the queue
  *
  * A snapshot: exact when no call on @q runs concurrently.
@@ -679,11 +728,11 @@ alf_sc_dequeue_fixed(struct alf_queue *q, void **ptr, unsigned int n)
  */
 static inline unsigned int alf_queue_count(struct alf_queue *q)
 {
-	/* acquire: the producer.tail load comes after the consumer.head one */
-	u32 c_head = smp_load_acquire(&q->consumer.head);
+	/* acquire: the producer.tail load comes after the consumer.tail one */
+	u32 c_tail = smp_load_acquire(&q->consumer.tail);
 	u32 p_tail = READ_ONCE(q->producer.tail);
 
-	return min(p_tail - c_head, q->size);
+	return min(p_tail - c_tail, q->size);
 }
 
 /**
@@ -706,11 +755,11 @@ static inline bool alf_queue_empty(struct alf_queue *q)
  */
 static inline unsigned int alf_queue_avail_space(struct alf_queue *q)
 {
-	/* acquire: the consumer.tail load comes after the producer.head one */
-	u32 p_head = smp_load_acquire(&q->producer.head);
+	/* acquire: the consumer.tail load comes after the producer.tail one */
+	u32 p_tail = smp_load_acquire(&q->producer.tail);
 	u32 c_tail = READ_ONCE(q->consumer.tail);
 
-	return min(q->size + c_tail - p_head, q->size);
+	return min(q->size + c_tail - p_tail, q->size);
 }
 
 #endif /* _LINUX_ALF_QUEUE_H */

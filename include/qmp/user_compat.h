@@ -88,6 +88,7 @@ static inline void cpu_relax(void)
 typedef struct { int counter; } atomic_t;
 typedef struct { long counter; } atomic_long_t;
 #define atomic_read(v)		__atomic_load_n(&(v)->counter, __ATOMIC_RELAXED)
+#define atomic_read_acquire(v)	__atomic_load_n(&(v)->counter, __ATOMIC_ACQUIRE)
 #define atomic_set(v, i)	__atomic_store_n(&(v)->counter, (i), __ATOMIC_RELAXED)
 #define atomic_inc(v)		__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_SEQ_CST)
 #define atomic_inc_return(v)	__atomic_add_fetch(&(v)->counter, 1, __ATOMIC_SEQ_CST)
