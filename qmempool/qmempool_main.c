@@ -14,9 +14,11 @@
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/qmempool.h>
+#include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/shrinker.h>
 #include <qmp/cache_info.h>
+#include <qmp/compat.h>
 #include <qmp/version.h>
 
 static enum cpuhp_state qmempool_cpuhp_state;
@@ -28,11 +30,66 @@ static DEFINE_IDA(qmempool_ida);
 
 /* More than one node possible: see __qmempool_remote() */
 DEFINE_STATIC_KEY_FALSE(qmempool_numa_key);
-EXPORT_SYMBOL_GPL(qmempool_numa_key);
+QMP_EXPORT(qmempool_numa_key);
+
+static bool debug;
+module_param(debug, bool, 0644);
+MODULE_PARM_DESC(debug,
+		 "Pools created while set check every free for double and invalid frees (see include/linux/qmempool.h)");
+
+/*
+ * On while __qmempool_free_slow() has more to do than the push: zeroing
+ * (init_on_free) or the frees of a debug pool.  It replaces the test of
+ * init_on_free's own key there, so that without either the slow path runs
+ * the same instructions as before debug mode existed.
+ */
+static DEFINE_STATIC_KEY_FALSE(qmempool_free_check_key);
+
+/*
+ * Debug mode: the first word of an object in a debug pool's queue (see
+ * the top of include/linux/qmempool.h)
+ */
+static unsigned long qmempool_mark_secret __read_mostly;
+
+static unsigned long qmempool_mark_of(const void *obj)
+{
+	return (unsigned long)obj ^ qmempool_mark_secret;
+}
+
+/* Whether @pool marks its objects: debug mode, objects that hold a mark */
+static bool qmempool_marks(struct qmempool *pool)
+{
+	return pool->debug && pool->obj_size >= sizeof(unsigned long);
+}
+
+static void qmempool_mark(struct qmempool *pool, void **objs, unsigned int n)
+{
+	unsigned int i;
+
+	if (qmempool_marks(pool))
+		for (i = 0; i < n; i++)
+			*(unsigned long *)objs[i] = qmempool_mark_of(objs[i]);
+}
+
+static void qmempool_unmark(struct qmempool *pool, void **objs,
+			    unsigned int n)
+{
+	unsigned int i;
+
+	if (qmempool_marks(pool))
+		for (i = 0; i < n; i++)
+			*(unsigned long *)objs[i] = 0;
+}
 
 static struct alf_queue *sharedq_of(struct qmempool *pool, int node)
 {
 	return pool->sharedq[node == NUMA_NO_NODE ? 0 : node];
+}
+
+/* Where a local cache is refilled from: sharedq_of(), or empty (debug) */
+static struct alf_queue *refillq_of(struct qmempool *pool, int node)
+{
+	return pool->refillq[node == NUMA_NO_NODE ? 0 : node];
 }
 
 #define qmempool_count(pool, field, n) \
@@ -83,7 +140,7 @@ static unsigned int qmempool_slab_alloc(struct qmempool *pool, gfp_t gfp,
 
 	gfp = qmempool_slab_gfp(gfp);
 	if (!irqs_disabled()) {
-		i = kmem_cache_alloc_bulk(pool->kmem, gfp, n, objs);
+		i = qmp_slab_alloc_bulk(pool->kmem, gfp, n, objs);
 		if (i)
 			return i;
 		n = 1;		/* all or nothing failed: one may still work */
@@ -135,6 +192,7 @@ static void qmempool_slab_free(struct qmempool *pool, void **objs,
 		return;
 	qmempool_count(pool, free_slab, n);
 	qmempool_unpoison(pool, objs, n);
+	qmempool_unmark(pool, objs, n);
 	if (!irqs_disabled()) {
 		kmem_cache_free_bulk(pool->kmem, n, objs);
 		return;
@@ -149,6 +207,7 @@ static void qmempool_slab_free(struct qmempool *pool, void **objs,
  */
 static void qmempool_spill(struct qmempool *pool, void **objs, unsigned int n)
 {
+	qmempool_mark(pool, objs, n);
 	qmempool_poison(pool, objs, n);
 	while (n) {
 		int node = pool->numa ? obj_node(objs[0]) : numa_mem_id();
@@ -203,8 +262,39 @@ static unsigned int qmempool_move(struct qmempool *pool)
 }
 
 /*
+ * The allocation of a debug pool, whose local caches and refill queues
+ * stay empty: one object from the shared queue, unmarked, else from the
+ * slab as for any pool, the rest of the bulk into the shared queue.
+ */
+static noinline void *qmempool_alloc_debug(struct qmempool *pool,
+					   gfp_t gfp_mask, bool init)
+{
+	void *objs[QMEMPOOL_BULK], *elem;
+	unsigned int n;
+
+	if (alf_mc_dequeue(sharedq_of(pool, numa_mem_id()), &elem, 1)) {
+		qmempool_count(pool, alloc_shared, 1);
+		qmempool_unpoison(pool, &elem, 1);
+		qmempool_unmark(pool, &elem, 1);
+		if (init && want_init_on_alloc(gfp_mask))
+			memset(elem, 0, pool->obj_size);
+		return elem;
+	}
+	n = qmempool_slab_alloc(pool, init ? qmempool_slab_gfp(gfp_mask) :
+				gfp_mask, objs, QMEMPOOL_BULK);
+	if (!n) {
+		qmempool_count(pool, alloc_fail, 1);
+		return NULL;
+	}
+	qmempool_count(pool, alloc_slab, n);
+	qmempool_spill(pool, objs + 1, n - 1);
+	return objs[0];
+}
+
+/*
  * The slab part of __qmempool_alloc_slow(), out of line so that the refill
- * from the shared queue has no array on its stack to set up.
+ * from the shared queue has no array on its stack to set up.  A debug
+ * pool's allocations all come here (its refill queues are empty).
  */
 static noinline void *qmempool_alloc_slab(struct qmempool *pool,
 					  enum qmempool_ctx ctx,
@@ -213,6 +303,8 @@ static noinline void *qmempool_alloc_slab(struct qmempool *pool,
 	void *objs[QMEMPOOL_BULK];
 	unsigned int n;
 
+	if (pool->debug)
+		return qmempool_alloc_debug(pool, gfp_mask, init);
 	n = qmempool_slab_alloc(pool, init ? qmempool_slab_gfp(gfp_mask) :
 				gfp_mask, objs, QMEMPOOL_BULK);
 	if (!n) {
@@ -255,7 +347,7 @@ void *__qmempool_alloc_slow(struct qmempool *pool, gfp_t gfp_mask, bool init)
 	n = c->count;
 	/* A softirq may have freed here since the fast path looked */
 	if (!n) {
-		n = alf_mc_dequeue(sharedq_of(pool, numa_mem_id()), c->objs,
+		n = alf_mc_dequeue(refillq_of(pool, numa_mem_id()), c->objs,
 				   qmempool_move(pool));
 		if (n)
 			c->stats.alloc_shared++;
@@ -272,7 +364,7 @@ void *__qmempool_alloc_slow(struct qmempool *pool, gfp_t gfp_mask, bool init)
 		memset(elem, 0, pool->obj_size);
 	return elem;
 }
-EXPORT_SYMBOL_GPL(__qmempool_alloc_slow);
+QMP_EXPORT(__qmempool_alloc_slow);
 
 /* Under the exclusion: @elem onto @c's stack, whose count is @n */
 static void qmempool_put_top(struct qmempool *pool, struct qmempool_percpu *c,
@@ -306,19 +398,37 @@ static noinline void qmempool_free_overflow(struct qmempool *pool,
 	qmempool_slab_free(pool, objs, left);
 }
 
+/*
+ * The free of a debug pool: checked, then (zeroed under init_on_free)
+ * marked into its node's shared queue, or to the slab if that is full.
+ * Any context but hardirq and NMI.
+ */
+static noinline void qmempool_free_debug(struct qmempool *pool, void *elem,
+					 unsigned long caller)
+{
+	if (!IS_ENABLED(CONFIG_KASAN_GENERIC) &&	/* else checked inline */
+	    !__qmempool_check_free(pool, elem, caller))
+		return;
+	if (want_init_on_free())
+		memset(elem, 0, pool->obj_size);
+	qmempool_count(pool, free_shared, 1);
+	qmempool_spill(pool, &elem, 1);
+}
+
 /**
  * __qmempool_free_slow() - free when the fast path cannot
  * @pool: the pool
  * @elem: the object being freed
  *
- * Called by __qmempool_free() when the local cache is full, @elem is of
- * another node, or init_on_free is on (@elem is zeroed here).  Another
- * node's object goes to the slab.  If the local cache has room, @elem goes
- * onto it.  Otherwise the top half of the local cache moves to the node's
- * shared queue, as the NAPI skb cache flushes its top half, and @elem,
- * the cache-hot one, goes onto the local cache.  If the shared queue has
- * no room for them all, a bulk of the rest goes to the slab and the others
- * stay.
+ * Called by __qmempool_free() when the local cache is full (always, in
+ * debug mode: then @elem is checked and goes to the shared queue), @elem
+ * is of another node, or init_on_free is on (@elem is zeroed here).
+ * Another node's object goes to the slab.  If the local cache has room,
+ * @elem goes onto it.  Otherwise the top half of the local cache moves to
+ * the node's shared queue, as the NAPI skb cache flushes its top half,
+ * and @elem, the cache-hot one, goes onto the local cache.  If the shared
+ * queue has no room for them all, a bulk of the rest goes to the slab and
+ * the others stay.
  *
  * Context: any; see include/linux/qmempool.h.
  */
@@ -333,8 +443,15 @@ void __qmempool_free_slow(struct qmempool *pool, void *elem)
 		__qmempool_free_bypass(pool, elem);
 		return;
 	}
-	if (want_init_on_free())
-		memset(elem, 0, pool->obj_size);
+	/* init_on_free, or a debug pool exists (the same cost as before) */
+	if (static_branch_unlikely(&qmempool_free_check_key)) {
+		if (pool->debug) {
+			qmempool_free_debug(pool, elem, _RET_IP_);
+			return;
+		}
+		if (want_init_on_free())
+			memset(elem, 0, pool->obj_size);
+	}
 	__qmempool_lock(ctx, &flags);
 	if (__qmempool_remote(elem)) {
 		__qmempool_unlock(ctx, flags);
@@ -360,16 +477,30 @@ void __qmempool_free_slow(struct qmempool *pool, void *elem)
 	qmempool_put_top(pool, c, c->count - n, elem);
 	__qmempool_unlock(ctx, flags);
 }
-EXPORT_SYMBOL_GPL(__qmempool_free_slow);
+QMP_EXPORT(__qmempool_free_slow);
+
+/*
+ * Hardirq context, the bypass: the local cache may be in use by the code
+ * the interrupt interrupted, and the slab is not called either, because
+ * its locks are sleeping locks under PREEMPT_RT, a rule lockdep checks on
+ * every kernel built with CONFIG_PROVE_RAW_LOCK_NESTING (the default with
+ * lockdep on x86 since 6.x: "BUG: Invalid wait context").  The node's
+ * shared queue is lock-free and safe there (its reservation windows run
+ * with interrupts off): an allocation takes one object from it or fails,
+ * as an atomic allocation may; a free puts the object into it or, when
+ * it is full, on the pool's deferred list, which a work item gives back
+ * to the slab (qmempool_free_deferred()).
+ */
 
 /**
- * __qmempool_alloc_bypass() - allocation where the queues cannot be used
+ * __qmempool_alloc_bypass() - allocation where the local cache cannot be
+ * used (hardirq): one object of this node's shared queue
  * @pool: the pool
- * @gfp_mask: flags for the slab
+ * @gfp_mask: flags of the call (only __GFP_ZERO matters here)
  * @init: zero the object as want_init_on_alloc(@gfp_mask) says
  *
  * Context: any.
- * Return: an object straight from the slab (hardirq), or NULL (NMI).
+ * Return: an object, or NULL if the shared queue is empty (or in NMI).
  */
 void *__qmempool_alloc_bypass(struct qmempool *pool, gfp_t gfp_mask,
 			      bool init)
@@ -379,36 +510,173 @@ void *__qmempool_alloc_bypass(struct qmempool *pool, gfp_t gfp_mask,
 	if (in_nmi())
 		return NULL;
 	qmempool_count(pool, bypass, 1);
-	elem = kmem_cache_alloc(pool->kmem, init ? qmempool_slab_gfp(gfp_mask) :
-				gfp_mask);
-	if (!elem)
+	if (!alf_mc_dequeue(sharedq_of(pool, numa_mem_id()), &elem, 1)) {
 		qmempool_count(pool, alloc_fail, 1);
+		return NULL;
+	}
+	qmempool_unpoison(pool, &elem, 1);
+	qmempool_unmark(pool, &elem, 1);
+	if (init && want_init_on_alloc(gfp_mask))
+		memset(elem, 0, pool->obj_size);
 	return elem;
 }
-EXPORT_SYMBOL_GPL(__qmempool_alloc_bypass);
+QMP_EXPORT(__qmempool_alloc_bypass);
 
 /**
- * __qmempool_free_bypass() - free where the queues cannot be used
- * (hardirq): straight to the slab
+ * __qmempool_free_bypass() - free where the local cache cannot be used
+ * (hardirq): into the shared queue of the object's node, or when it is
+ * full to the slab from a work item
  * @pool: the pool
  * @elem: the object
  *
  * In NMI context nothing can free safely: the object is dropped (leaked)
- * with a one-time error message.
+ * with a one-time error message.  In debug mode @elem is checked first.
  *
  * Context: any.
  */
 void __qmempool_free_bypass(struct qmempool *pool, void *elem)
 {
+	int node;
+
 	if (in_nmi()) {
 		pr_err_once("qmempool_free() called in NMI context: object %p leaked\n",
 			    elem);
 		return;
 	}
+	/* Under KASAN checked inline already, as every free */
+	if (!IS_ENABLED(CONFIG_KASAN_GENERIC) && unlikely(pool->debug) &&
+	    !__qmempool_check_free(pool, elem, _RET_IP_))
+		return;
 	qmempool_count(pool, bypass, 1);
-	kmem_cache_free(pool->kmem, elem);
+	if (want_init_on_free())
+		memset(elem, 0, pool->obj_size);
+	node = pool->numa ? obj_node(elem) : numa_mem_id();
+	qmempool_mark(pool, &elem, 1);
+	qmempool_poison(pool, &elem, 1);
+	if (alf_mp_enqueue(sharedq_of(pool, node), &elem, 1))
+		return;
+	qmempool_unpoison(pool, &elem, 1);
+	/* The object's first bytes are the list's link until the work runs */
+	llist_add(elem, &pool->deferred);
+	schedule_work(&pool->deferred_work);
 }
-EXPORT_SYMBOL_GPL(__qmempool_free_bypass);
+QMP_EXPORT(__qmempool_free_bypass);
+
+/* The objects hardirq frees could not queue, back to the slab */
+static void qmempool_free_deferred(struct work_struct *work)
+{
+	struct qmempool *pool = container_of(work, struct qmempool,
+					     deferred_work);
+	struct llist_node *node = llist_del_all(&pool->deferred), *next;
+
+	llist_for_each_safe(node, next, node) {
+		qmempool_count(pool, free_slab, 1);
+		kmem_cache_free(pool->kmem, node);
+	}
+}
+
+/* Report a double or invalid free of @elem into @pool (see below) */
+static __printf(5, 6) void qmempool_bad_free(struct qmempool *pool,
+					     void *elem, const char *kind,
+					     unsigned long caller,
+					     const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	atomic_long_inc(&pool->bad_frees);
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_err("BUG: %s in pool %d (cache %s)\n", kind, pool->id, pool->name);
+	pr_err("object %p freed by %pS: %pV; not stored\n", elem,
+	       (void *)caller, &vaf);
+	va_end(args);
+	dump_stack();
+	add_taint(TAINT_BAD_PAGE, LOCKDEP_STILL_OK);
+}
+
+/**
+ * __qmempool_check_free() - check a free before the pool takes the object
+ * @pool: the pool
+ * @elem: the object being freed, not NULL
+ * @caller: the return address of the free, for the report
+ *
+ * For debug mode, and for every free under generic KASAN: @elem must be
+ * the start of an object of the pool's cache (where the kernel's BTF lets
+ * the pool see the slab's layout), and not a freed one: not in a pool
+ * (debug mode's mark), not poisoned as freed (KASAN).  A free that fails
+ * is reported ("qmempool: BUG: double-free" or "invalid-free", the pool,
+ * the caller, a stack trace; taint B) and counted (qmempool_bad_frees()).
+ *
+ * Context: any but NMI.
+ * Return: true if the pool may take @elem; false if the caller must drop
+ * it (it was reported).
+ */
+bool __qmempool_check_free(struct qmempool *pool, void *elem,
+			   unsigned long caller)
+{
+	struct qmp_obj_where where = { };
+	u8 shadow;
+
+	switch (qmp_obj_where(pool->kmem, elem, &where)) {
+	case QMP_OBJ_NOT_SLAB:
+		qmempool_bad_free(pool, elem, "invalid-free", caller,
+				  "not slab memory");
+		return false;
+	case QMP_OBJ_OTHER_CACHE:
+		qmempool_bad_free(pool, elem, "invalid-free", caller,
+				  "an object of cache %s",
+				  qmp_cache_name(where.cache));
+		return false;
+	case QMP_OBJ_INSIDE:
+		qmempool_bad_free(pool, elem, "invalid-free", caller,
+				  "%u bytes into an object of the cache",
+				  where.offset);
+		return false;
+	case QMP_OBJ_UNKNOWN:	/* no BTF: only double frees are seen */
+	case QMP_OBJ_START:
+		break;
+	}
+	shadow = qmp_kasan_shadow(elem);
+	if (shadow == QMP_KASAN_SLAB_FREE ||
+	    shadow == QMP_KASAN_SLAB_FREE_META) {
+		qmempool_bad_free(pool, elem, "double-free", caller,
+				  "already freed (KASAN shadow %#x)", shadow);
+		return false;
+	}
+	if (shadow >= 0x80) {	/* a red zone, a freed page, ... */
+		qmempool_bad_free(pool, elem, "invalid-free", caller,
+				  "not an accessible object (KASAN shadow %#x)",
+				  shadow);
+		return false;
+	}
+	/* Uninstrumented: the object may be anything, read only its mark */
+	if (qmempool_marks(pool) &&
+	    READ_ONCE_NOCHECK(*(unsigned long *)elem) == qmempool_mark_of(elem)) {
+		qmempool_bad_free(pool, elem, "double-free", caller,
+				  "already in a pool (its mark is set)");
+		return false;
+	}
+	return true;
+}
+QMP_EXPORT(__qmempool_check_free);
+
+/**
+ * qmempool_bad_frees() - double and invalid frees the pool reported
+ * @pool: the pool
+ *
+ * Counted in debug mode, and for every pool under generic KASAN; see
+ * __qmempool_check_free().
+ *
+ * Context: any.
+ * Return: the number so far.
+ */
+unsigned long qmempool_bad_frees(struct qmempool *pool)
+{
+	return atomic_long_read(&pool->bad_frees);
+}
+QMP_EXPORT(qmempool_bad_frees);
 
 /*
  * The exported calls keep the softirq path (the network fast path) apart
@@ -459,7 +727,7 @@ void *qmempool_alloc(struct qmempool *pool, gfp_t gfp_mask)
 {
 	return qmempool_alloc_entry(pool, gfp_mask, true);
 }
-EXPORT_SYMBOL_GPL(qmempool_alloc);
+QMP_EXPORT(qmempool_alloc);
 
 /**
  * qmempool_alloc_noinit() - allocate an object the caller initialises
@@ -478,7 +746,7 @@ void *qmempool_alloc_noinit(struct qmempool *pool, gfp_t gfp_mask)
 {
 	return qmempool_alloc_entry(pool, gfp_mask, false);
 }
-EXPORT_SYMBOL_GPL(qmempool_alloc_noinit);
+QMP_EXPORT(qmempool_alloc_noinit);
 
 /**
  * qmempool_alloc_softirq() - qmempool_alloc() under its RFC softirq name
@@ -492,7 +760,7 @@ void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp_mask)
 {
 	return qmempool_alloc_entry(pool, gfp_mask, true);
 }
-EXPORT_SYMBOL_GPL(qmempool_alloc_softirq);
+QMP_EXPORT(qmempool_alloc_softirq);
 
 /* qmempool_free() in process context; see qmempool_alloc_task() */
 static noinline void qmempool_free_task(struct qmempool *pool, void *elem)
@@ -518,7 +786,7 @@ void qmempool_free(struct qmempool *pool, void *elem)
 	else
 		qmempool_free_task(pool, elem);
 }
-EXPORT_SYMBOL_GPL(qmempool_free);
+QMP_EXPORT(qmempool_free);
 
 /* Empty the shared queue of @node into the slab; nobody else may use it */
 static void qmempool_drain(struct qmempool *pool, int node)
@@ -562,22 +830,37 @@ static int qmempool_cpu_dead(unsigned int cpu, struct hlist_node *node)
 /* ------------------------------------------------------------------ */
 /* Memory pressure                                                     */
 
-/* On one CPU: its local cache back to the slab (the shrinker's work) */
+/*
+ * On one CPU: its local cache back to the slab (the shrinker's work), as
+ * many objects as it held when the work started.  Softirqs run at each
+ * local_bh_enable() and may free into the cache meanwhile: those are
+ * left (they are the fresh ones, and the shrinker asks again while the
+ * pressure lasts), or a softirq that keeps freeing would keep the work,
+ * and on a kernel without preemption the CPU, forever.  Up to 1024
+ * objects, zeroed or poisoned one by one by the slab: cond_resched()
+ * between the bulks.
+ */
 static void qmempool_drain_local(struct work_struct *work)
 {
 	struct qmempool_percpu *c = container_of(work, struct qmempool_percpu,
 						 drain);
+	unsigned long left = READ_ONCE(c->count);
 	void *objs[QMEMPOOL_BULK];
 	unsigned int n;
 
-	do {
+	while (left) {
 		local_bh_disable();	/* the local cache's exclusion */
 		/* A work of a CPU gone offline runs elsewhere: not ours */
 		n = c == this_cpu_ptr(c->pool->percpu) ?
-		    qmempool_pop_bulk(c, objs, QMEMPOOL_BULK) : 0;
+		    qmempool_pop_bulk(c, objs, min_t(unsigned long, left,
+						     QMEMPOOL_BULK)) : 0;
 		local_bh_enable();
+		if (!n)
+			break;
 		qmempool_slab_free(c->pool, objs, n);
-	} while (n);
+		left -= n;
+		cond_resched();
+	}
 }
 
 /* Objects @pool caches for @node: its shared queue and its CPUs' queues */
@@ -700,7 +983,7 @@ unsigned long qmempool_cached(struct qmempool *pool)
 		sum += qmempool_cached_node(pool, node);
 	return sum;
 }
-EXPORT_SYMBOL_GPL(qmempool_cached);
+QMP_EXPORT(qmempool_cached);
 
 /**
  * qmempool_cached_cpu() - objects in the local cache of a CPU
@@ -714,7 +997,7 @@ unsigned int qmempool_cached_cpu(struct qmempool *pool, int cpu)
 {
 	return READ_ONCE(per_cpu_ptr(pool->percpu, cpu)->count);
 }
-EXPORT_SYMBOL_GPL(qmempool_cached_cpu);
+QMP_EXPORT(qmempool_cached_cpu);
 
 /**
  * qmempool_take_local() - take objects out of a CPU's local cache
@@ -738,9 +1021,10 @@ unsigned int qmempool_take_local(struct qmempool *pool, int cpu, void **objs,
 {
 	n = qmempool_pop_bulk(per_cpu_ptr(pool->percpu, cpu), objs, n);
 	qmempool_unpoison(pool, objs, n);
+	qmempool_unmark(pool, objs, n);
 	return n;
 }
-EXPORT_SYMBOL_GPL(qmempool_take_local);
+QMP_EXPORT_TESTING(qmempool_take_local);
 
 /**
  * qmempool_take_shared() - take objects out of a node's shared queue
@@ -760,9 +1044,10 @@ unsigned int qmempool_take_shared(struct qmempool *pool, int node,
 {
 	n = alf_mc_dequeue(pool->sharedq[node], objs, n);
 	qmempool_unpoison(pool, objs, n);
+	qmempool_unmark(pool, objs, n);
 	return n;
 }
-EXPORT_SYMBOL_GPL(qmempool_take_shared);
+QMP_EXPORT_TESTING(qmempool_take_shared);
 
 /**
  * qmempool_cached_node() - objects in the shared queue of a node
@@ -776,7 +1061,7 @@ unsigned int qmempool_cached_node(struct qmempool *pool, int node)
 {
 	return alf_queue_count(pool->sharedq[node]);
 }
-EXPORT_SYMBOL_GPL(qmempool_cached_node);
+QMP_EXPORT(qmempool_cached_node);
 
 /**
  * qmempool_get_stats() - the event counters of a pool
@@ -804,7 +1089,7 @@ void qmempool_get_stats(struct qmempool *pool, int cpu,
 			to[i] += READ_ONCE(from[i]);
 	}
 }
-EXPORT_SYMBOL_GPL(qmempool_get_stats);
+QMP_EXPORT(qmempool_get_stats);
 
 static int qmempool_debugfs_show(struct seq_file *m, void *v)
 {
@@ -832,29 +1117,40 @@ static int qmempool_debugfs_show(struct seq_file *m, void *v)
 	seq_printf(m, "free_fast %lu\nfree_shared %lu\nfree_slab %lu\nfree_remote %lu\nbypass %lu\n",
 		   sum.free_fast, sum.free_shared, sum.free_slab,
 		   sum.free_remote, sum.bypass);
+	seq_printf(m, "cache %s\ndebug %d\nbad_frees %lu\n", pool->name,
+		   pool->debug, qmempool_bad_frees(pool));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(qmempool_debugfs);
 
 /*
- * Why the pool cannot serve @kmem, or NULL.  Without the kernel's BTF the
- * cache cannot be inspected: then the caller's word (kernel-doc) counts.
+ * Why the pool cannot serve @kmem, or NULL.  A cache the pool cannot
+ * inspect (no usable BTF) is refused unless @flags has
+ * QMEMPOOL_PLAIN_CACHE, the creator's word.
  */
-static const char *qmempool_check_cache(struct kmem_cache *kmem)
+static const char *qmempool_check_cache(struct kmem_cache *kmem,
+					unsigned int flags)
 {
 	struct qmp_cache_info info;
+	int ret = qmp_cache_info(kmem, &info);
 
-	if (qmp_cache_info(kmem, &info))
-		return NULL;	/* not inspectable: the caller's promise */
+	if (ret == -EAGAIN && !(flags & QMEMPOOL_PLAIN_CACHE))
+		return "the cache cannot be inspected now: the kernel's BTF could not be read (see above; the next creation tries again); a creator that knows the cache has no constructor and is neither SLAB_TYPESAFE_BY_RCU nor SLAB_ACCOUNT may say so with QMEMPOOL_PLAIN_CACHE";
+	if (ret && !(flags & QMEMPOOL_PLAIN_CACHE))
+		return "the cache cannot be inspected: this kernel's BTF does not describe it (see above); a creator that knows the cache has no constructor and is neither SLAB_TYPESAFE_BY_RCU nor SLAB_ACCOUNT may say so with QMEMPOOL_PLAIN_CACHE";
+	if (ret)
+		return NULL;	/* not inspectable: the creator's word */
 	if (info.ctor)
 		return "the cache has a constructor (the pool zeroes objects)";
 	if (info.typesafe_by_rcu)
 		return "the cache is SLAB_TYPESAFE_BY_RCU (a freed object may still be read)";
+	if (info.account)
+		return "the cache is SLAB_ACCOUNT (an object the pool hands out would stay charged to the memory cgroup that first allocated it)";
 	return NULL;
 }
 
 static const char *qmempool_check(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
-				  struct kmem_cache *kmem)
+				  struct kmem_cache *kmem, unsigned int flags)
 {
 	if (!kmem)
 		return "kmem_cache is NULL";
@@ -866,7 +1162,9 @@ static const char *qmempool_check(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
 		return "sharedq_sz must be a power of two, at least 2 * QMEMPOOL_BULK (32), at most ALF_QUEUE_MAX_SIZE";
 	if (prealloc > sharedq_sz)
 		return "prealloc larger than sharedq_sz";
-	return qmempool_check_cache(kmem);
+	if (flags & ~(QMEMPOOL_PLAIN_CACHE | QMEMPOOL_DEBUG))
+		return "unknown flags";
+	return qmempool_check_cache(kmem, flags);
 }
 
 /* The queues of a new pool; false when out of memory */
@@ -888,6 +1186,18 @@ static bool qmempool_alloc_queues(struct qmempool *pool, gfp_t gfp)
 		if (IS_ERR(pool->sharedq[node]))
 			return false;
 	}
+	pool->refillq = pool->sharedq;
+	if (pool->debug) {	/* nothing to refill a local cache from */
+		pool->refillq = kcalloc(nr_node_ids, sizeof(*pool->refillq),
+					gfp);
+		pool->emptyq = alf_queue_alloc_flags(2 * QMEMPOOL_BULK,
+						     ALF_MP_ENQ | ALF_MC_DEQ,
+						     gfp);
+		if (!pool->refillq || IS_ERR(pool->emptyq))
+			return false;
+		for_each_node(node)
+			pool->refillq[node] = pool->emptyq;
+	}
 	for_each_possible_cpu(cpu) {
 		struct qmempool_percpu *c = per_cpu_ptr(pool->percpu, cpu);
 
@@ -897,17 +1207,26 @@ static bool qmempool_alloc_queues(struct qmempool *pool, gfp_t gfp)
 	return true;
 }
 
-/* @n objects from the slab into the shared queues of their nodes */
+/*
+ * @n objects from the slab into the shared queues of their nodes; false
+ * if the slab gave fewer (what it gave of the last bulk goes back to it,
+ * the earlier bulks are the pool's and qmempool_destroy() frees them)
+ */
 static bool qmempool_prealloc(struct qmempool *pool, u32 n, gfp_t gfp)
 {
 	void *objs[QMEMPOOL_BULK];
+	unsigned int got;
 	u32 done;
 
 	for (done = 0; done < n; done += QMEMPOOL_BULK) {
 		unsigned int want = min_t(u32, QMEMPOOL_BULK, n - done);
 
-		if (kmem_cache_alloc_bulk(pool->kmem, gfp, want, objs) != want)
-			return false;	/* the bulk call is all or nothing */
+		got = qmp_slab_alloc_bulk(pool->kmem, gfp, want, objs);
+		if (got != want) {
+			if (got)
+				kmem_cache_free_bulk(pool->kmem, got, objs);
+			return false;
+		}
 		qmempool_spill(pool, objs, want);
 	}
 	return true;
@@ -916,7 +1235,7 @@ static bool qmempool_prealloc(struct qmempool *pool, u32 n, gfp_t gfp)
 /* Make a new pool visible: CPU hotplug, the list of pools, debugfs */
 static int qmempool_register(struct qmempool *pool)
 {
-	char name[16];
+	char name[64];
 	int ret;
 
 	ret = cpuhp_state_add_instance_nocalls(qmempool_cpuhp_state,
@@ -928,7 +1247,8 @@ static int qmempool_register(struct qmempool *pool)
 	mutex_unlock(&qmempool_list_lock);
 	pool->id = ida_alloc(&qmempool_ida, GFP_KERNEL);
 	if (pool->id >= 0) {	/* debugfs is optional */
-		snprintf(name, sizeof(name), "%d", pool->id);
+		/* Named after the cache, the id keeps two pools apart */
+		snprintf(name, sizeof(name), "%s-%d", pool->name, pool->id);
 		pool->debugfs = debugfs_create_file(name, 0444,
 						    qmempool_debugfs_dir, pool,
 						    &qmempool_debugfs_fops);
@@ -937,42 +1257,61 @@ static int qmempool_register(struct qmempool *pool)
 }
 
 /**
- * qmempool_create() - create a pool in front of a kmem_cache
+ * qmempool_create_flags() - create a pool in front of a kmem_cache
  * @localq_sz: objects each CPU's local cache holds (power of two, 16..1024)
  * @sharedq_sz: slots of each node's shared queue (power of two, >= 32)
  * @prealloc: objects allocated now into the shared queues (<= @sharedq_sz)
- * @kmem: the backing cache: no constructor, not SLAB_TYPESAFE_BY_RCU
+ * @kmem: the backing cache: no constructor, neither SLAB_TYPESAFE_BY_RCU
+ *        nor SLAB_ACCOUNT
  * @gfp_mask: flags for the pool's own memory and the preallocation
+ * @flags: QMEMPOOL_PLAIN_CACHE, QMEMPOOL_DEBUG (include/linux/qmempool.h)
  *
- * Context: process context (may sleep if @gfp_mask allows).
- * Return: the pool, or NULL after a pr_err() saying why (bad parameter,
- * a cache the pool cannot serve, out of memory, CPU hotplug refused).
+ * A cache the pool cannot inspect (no usable BTF) is refused unless
+ * @flags has QMEMPOOL_PLAIN_CACHE.  The pool is in debug mode if @flags
+ * has QMEMPOOL_DEBUG or the module parameter qmempool.debug is set.
+ *
+ * Context: process context; may sleep.
+ * Return: the pool, or an ERR_PTR() after a pr_err() saying why, as
+ * alf_queue_alloc(): -EINVAL for a bad parameter or a cache the pool
+ * cannot serve or inspect, -ENOMEM when the pool's memory or its
+ * preallocation could not be had, CPU hotplug's error if it refused.
  */
-struct qmempool *qmempool_create(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
-				 struct kmem_cache *kmem, gfp_t gfp_mask)
+struct qmempool *qmempool_create_flags(u32 localq_sz, u32 sharedq_sz,
+				       u32 prealloc, struct kmem_cache *kmem,
+				       gfp_t gfp_mask, unsigned int flags)
 {
-	const char *why = qmempool_check(localq_sz, sharedq_sz, prealloc, kmem);
+	const char *why = qmempool_check(localq_sz, sharedq_sz, prealloc, kmem,
+					 flags);
 	struct qmempool *pool;
 	int ret;
 
 	if (why) {
-		pr_err("%s: refused (localq_sz %u sharedq_sz %u prealloc %u): %s\n",
-		       __func__, localq_sz, sharedq_sz, prealloc, why);
-		return NULL;
+		pr_err("%s: refused (localq_sz %u sharedq_sz %u prealloc %u flags %#x, cache %s): %s\n",
+		       __func__, localq_sz, sharedq_sz, prealloc, flags,
+		       qmp_cache_name(kmem), why);
+		return ERR_PTR(-EINVAL);
 	}
 	pool = kzalloc(sizeof(*pool), gfp_mask);
 	if (!pool)
-		return NULL;	/* the allocator said so */
+		return ERR_PTR(-ENOMEM);	/* the allocator said so */
 	pool->kmem = kmem;
 	pool->obj_size = kmem_cache_size(kmem);
 	pool->numa = static_branch_unlikely(&qmempool_numa_key);
 	pool->prealloc = prealloc;
 	pool->gfp_mask = gfp_mask;
-	pool->localq_sz = localq_sz;
+	pool->debug = (flags & QMEMPOOL_DEBUG) || READ_ONCE(debug);
+	/* Debug mode: nothing in a local cache, every free reaches a check */
+	pool->localq_sz = pool->debug ? 0 : localq_sz;
 	pool->sharedq_sz = sharedq_sz;
+	pool->name = qmp_cache_name(kmem);
 	pool->id = -1;
 	INIT_LIST_HEAD(&pool->list);
+	init_llist_head(&pool->deferred);
+	INIT_WORK(&pool->deferred_work, qmempool_free_deferred);
+	if (pool->debug)	/* undone by qmempool_destroy() */
+		static_branch_inc(&qmempool_free_check_key);
 
+	ret = -ENOMEM;
 	if (!qmempool_alloc_queues(pool, gfp_mask)) {
 		pr_err("%s: out of memory for the queues\n", __func__);
 		goto fail;
@@ -991,13 +1330,37 @@ struct qmempool *qmempool_create(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
 	return pool;
 fail:
 	qmempool_destroy(pool);
-	return NULL;
+	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL_GPL(qmempool_create);
+QMP_EXPORT(qmempool_create_flags);
+
+/**
+ * qmempool_create() - create a pool in front of a kmem_cache
+ * @localq_sz: objects each CPU's local cache holds (power of two, 16..1024)
+ * @sharedq_sz: slots of each node's shared queue (power of two, >= 32)
+ * @prealloc: objects allocated now into the shared queues (<= @sharedq_sz)
+ * @kmem: the backing cache: no constructor, neither SLAB_TYPESAFE_BY_RCU
+ *        nor SLAB_ACCOUNT
+ * @gfp_mask: flags for the pool's own memory and the preallocation
+ *
+ * qmempool_create_flags() with no flags: a cache the pool cannot inspect
+ * is refused.
+ *
+ * Context: process context; may sleep.
+ * Return: the pool, or an ERR_PTR() after a pr_err() saying why (see
+ * qmempool_create_flags()).
+ */
+struct qmempool *qmempool_create(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
+				 struct kmem_cache *kmem, gfp_t gfp_mask)
+{
+	return qmempool_create_flags(localq_sz, sharedq_sz, prealloc, kmem,
+				     gfp_mask, 0);
+}
+QMP_EXPORT(qmempool_create);
 
 /**
  * qmempool_destroy() - return every cached object to the slab, free the pool
- * @pool: the pool, or NULL
+ * @pool: the pool, NULL or an ERR_PTR() (then nothing happens)
  *
  * Afterwards the backing cache holds exactly the objects the callers still
  * hold; they must go back with kmem_cache_free().  Nobody may use @pool
@@ -1009,7 +1372,7 @@ void qmempool_destroy(struct qmempool *pool)
 {
 	int cpu, node;
 
-	if (!pool)
+	if (IS_ERR_OR_NULL(pool))
 		return;
 	mutex_lock(&qmempool_list_lock);
 	list_del_init(&pool->list);
@@ -1020,6 +1383,9 @@ void qmempool_destroy(struct qmempool *pool)
 	debugfs_remove(pool->debugfs);
 	if (pool->id >= 0)
 		ida_free(&qmempool_ida, pool->id);
+	/* Nobody frees any more: what hardirq frees deferred goes back now */
+	flush_work(&pool->deferred_work);
+	qmempool_free_deferred(&pool->deferred_work);
 
 	if (pool->percpu) {
 		for_each_possible_cpu(cpu) {
@@ -1043,9 +1409,14 @@ void qmempool_destroy(struct qmempool *pool)
 		}
 		kfree(pool->sharedq);
 	}
+	if (pool->refillq != pool->sharedq)
+		kfree(pool->refillq);
+	alf_queue_free(pool->emptyq);
+	if (pool->debug)
+		static_branch_dec(&qmempool_free_check_key);
 	kfree(pool);
 }
-EXPORT_SYMBOL_GPL(qmempool_destroy);
+QMP_EXPORT(qmempool_destroy);
 
 static int __init qmempool_init(void)
 {
@@ -1053,6 +1424,9 @@ static int __init qmempool_init(void)
 
 	if (num_possible_nodes() > 1)
 		static_branch_enable(&qmempool_numa_key);
+	if (want_init_on_free())	/* for good: a boot parameter */
+		static_branch_inc(&qmempool_free_check_key);
+	qmempool_mark_secret = get_random_long();
 	ret = cpuhp_setup_state_multi(CPUHP_BP_PREPARE_DYN, "qmempool:dead",
 				      NULL, qmempool_cpu_dead);
 	if (ret < 0)
@@ -1072,20 +1446,33 @@ static int __init qmempool_init(void)
  * still listed was leaked by its (unloaded) user.  Its objects cannot be
  * given back safely without knowing whether its cache still exists, so
  * they stay allocated; the pool is detached from CPU hotplug and reported.
+ * The shrinker goes first, so that no scan queues a drain work any more;
+ * then the works it queued for a leaked pool, and the pool's work for
+ * its hardirq frees, whose functions are in this module, are cancelled
+ * (or waited for), as qmempool_destroy() flushes them.
  */
 static void __exit qmempool_exit(void)
 {
 	struct qmempool *pool;
+	unsigned int pending;
+	int cpu;
 
+	qmempool_shrinker_unregister();
 	mutex_lock(&qmempool_list_lock);
 	list_for_each_entry(pool, &qmempool_list, list) {
-		pr_err("pool %d (object size %u, %lu objects cached) was never destroyed by its user\n",
-		       pool->id, pool->obj_size, qmempool_cached(pool));
 		cpuhp_state_remove_instance_nocalls(qmempool_cpuhp_state,
 						    &pool->cpuhp_node);
+		cancel_work_sync(&pool->deferred_work);
+		pending = 0;
+		for_each_possible_cpu(cpu)
+			pending += cancel_work_sync(&per_cpu_ptr(pool->percpu,
+								 cpu)->drain);
+		/* Not the cache's name: the cache may be gone with its user */
+		pr_err("pool %d (object size %u, %lu objects cached) was never destroyed by its user (%u drain works cancelled)\n",
+		       pool->id, pool->obj_size, qmempool_cached(pool),
+		       pending);
 	}
 	mutex_unlock(&qmempool_list_lock);
-	qmempool_shrinker_unregister();
 	debugfs_remove_recursive(qmempool_debugfs_dir);
 	cpuhp_remove_multi_state(qmempool_cpuhp_state);
 }

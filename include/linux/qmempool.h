@@ -22,8 +22,13 @@
  *   process context:  local interrupts are disabled around the one queue
  *      operation (cheaper than local_bh_disable()/enable(), and correct
  *      even if the caller already disabled interrupts);
- *   hardirq:  the pool is bypassed: kmem_cache_alloc()/kmem_cache_free()
- *      directly (a hardirq may interrupt a softirq inside the local cache);
+ *   hardirq:  the local cache is bypassed (a hardirq may interrupt a
+ *      softirq inside it) and so is the slab (its locks are not for
+ *      hardirq context by PREEMPT_RT's rules, which lockdep checks on
+ *      every kernel with PROVE_RAW_LOCK_NESTING): an allocation takes
+ *      one object of the node's lock-free shared queue or fails, as an
+ *      atomic allocation may; a free puts the object there, or when it is
+ *      full on a list that a work item gives back to the slab;
  *   NMI:  qmempool_alloc() returns NULL; qmempool_free() cannot free
  *      safely and drops the object with a one-time error message.
  * A caller may have disabled interrupts itself (e.g. under
@@ -33,9 +38,8 @@
  * kmem_cache_free_bulk() require interrupts enabled on some kernels (6.1
  * enables them on return).
  * PREEMPT_RT kernels are refused at build time: there softirqs are
- * preemptible and the slab must not be called from hardirq context, so
- * neither the unprotected softirq path nor the hardirq bypass is valid
- * (seen on Debian's 6.1 -rt kernel: "scheduling while atomic").
+ * preemptible, so the unprotected softirq path is not valid (seen on
+ * Debian's 6.1 -rt kernel: "scheduling while atomic").
  * The gfp mask of an alloc call is used only if the slab must be asked,
  * outside the pool's critical sections, so it must suit the caller's
  * context exactly as for kmem_cache_alloc() (GFP_KERNEL may sleep there).
@@ -46,11 +50,39 @@
  * queues, and asks the slab with __GFP_ZERO, because the slab's own
  * zeroing also depends on the cache (a poisoned cache, slub_debug=P, is
  * not zeroed under init_on_alloc=1).  The one exception is
- * qmempool_alloc_noinit(), whose caller takes that duty over.  With init_on_free=1 an object is
- * zeroed when it is freed into the pool.  Caches the pool cannot serve
- * are refused at creation where the kernel lets the pool see them: a
- * cache with a constructor (zeroing would undo it) or with
- * SLAB_TYPESAFE_BY_RCU (readers may still look at a freed object).
+ * qmempool_alloc_noinit(), whose caller takes that duty over.  With
+ * init_on_free=1 an object is zeroed when it is freed into the pool.
+ * Caches the pool cannot serve are refused at creation: a cache with a
+ * constructor (zeroing would undo it), with SLAB_TYPESAFE_BY_RCU (readers
+ * may still look at a freed object) or with SLAB_ACCOUNT (an object the
+ * pool hands out stays charged to the memory cgroup of whoever first
+ * allocated it from the slab).  The pool reads this through the kernel's
+ * BTF; where it cannot (no BTF, a BTF it cannot parse, the file not
+ * readable now) it refuses the cache too, unless the creator states that
+ * the cache is plain (QMEMPOOL_PLAIN_CACHE).  A BTF file that could not
+ * be read is read again at the next creation.
+ *
+ * Debug mode (a pool created with QMEMPOOL_DEBUG, or while the module
+ * parameter qmempool.debug is set): a free is checked before the pool
+ * takes the object: a pointer that is not the start of an object of the
+ * pool's cache (another cache's object, an interior pointer, no slab
+ * memory at all) is an invalid free, an object already in the pool is a
+ * double free.  Either is reported (a "qmempool: BUG:" line naming the
+ * pool, the cache and the caller, a stack trace, taint B), counted
+ * (qmempool_bad_frees()) and not stored: nothing is handed out twice, and
+ * no other object is lost.  A debug pool keeps no object in the per-CPU
+ * caches, so that every call reaches the checks: its objects wait in the
+ * shared queues, each marked in its first word with a value derived from
+ * its address and a boot-time secret, which the allocation clears.  The
+ * checks of an invalid free need the kernel's BTF (struct slab); without
+ * it only double frees are caught.  A double free of an object the pool
+ * already gave back to the slab is not seen (the mark goes with it; the
+ * slab's own checks may see it later).  Pools without debug mode pay no
+ * instruction for it on their fast paths: a debug pool's calls leave them
+ * through the slow paths' existing tests.
+ * Generic KASAN kernels check every free of every pool: the KASAN shadow
+ * of a pooled or slab-freed object says "freed" (a double free), and the
+ * pointer is checked as in debug mode.
  *
  * NUMA: the local cache of a CPU and the shared queue of a node only ever
  * hold objects of that node's memory.  A free of another node's object
@@ -67,9 +99,12 @@
  *
  * Memory pressure: a shrinker (one for all pools, per node) gives the
  * shared queue of the node under pressure back to the slab, then has each
- * CPU of that node empty its own local cache (a work item on that CPU).
+ * CPU of that node empty its own local cache (a work item on that CPU,
+ * which gives back what the cache held when it started: softirqs may
+ * keep freeing into it meanwhile).
  *
- * Observability: /sys/kernel/debug/qmempool/<id> (per-CPU counters).
+ * Observability: /sys/kernel/debug/qmempool/<cache>-<id> (per-CPU
+ * counters), named after the backing cache.
  *
  * KASAN (generic): every object in a queue of the pool is poisoned as the
  * slab poisons a freed object, so that a use after qmempool_free() is
@@ -84,6 +119,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/jump_label.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -114,7 +150,7 @@
  * @free_shared: local-cache drains to the shared queue
  * @free_slab: objects returned to the slab
  * @free_remote: frees of another node's objects, sent to the slab
- * @bypass: calls in hardirq context, served by the slab directly
+ * @bypass: calls in hardirq context, served by the shared queue only
  */
 struct qmempool_stats {
 	unsigned long alloc_fast;
@@ -148,18 +184,26 @@ struct qmempool_percpu {
 /**
  * struct qmempool - a pool; create with qmempool_create()
  * @percpu: local cache and counters of each CPU
- * @localq_sz: objects each local cache holds at most
+ * @localq_sz: objects each local cache holds at most (0 in debug mode)
  * @numa: more than one node possible: check object nodes
  * @obj_size: kmem_cache_size(@kmem)
  * @sharedq: one shared queue per possible NUMA node
+ * @refillq: the queues the local caches are refilled from: @sharedq, or
+ *           in debug mode queues that stay empty (see the top of this file)
  * @kmem: the backing cache
  * @prealloc: objects put into the shared queue at creation
  * @gfp_mask: allocation flags of the creation (pool memory, prealloc)
  * @id: name of the debugfs file
  * @sharedq_sz: slots of each shared queue
+ * @debug: debug mode: every free checked, no object in a local cache
+ * @name: the backing cache's name, for reports
+ * @bad_frees: double and invalid frees reported (debug mode, KASAN)
+ * @emptyq: debug mode: the queue every entry of @refillq points to
  * @cpuhp_node: CPU hotplug instance
  * @debugfs: the debugfs file
  * @list: in the list of live pools
+ * @deferred: objects hardirq frees could not queue, for @deferred_work
+ * @deferred_work: gives @deferred back to the slab
  *
  * The fast paths read only the first four fields.
  */
@@ -169,18 +213,40 @@ struct qmempool {
 	bool numa;
 	unsigned int obj_size;
 	struct alf_queue **sharedq;
+	struct alf_queue **refillq;
 	struct kmem_cache *kmem;
 	u32 prealloc;
 	gfp_t gfp_mask;
 	int id;
 	u32 sharedq_sz;
+	bool debug;
+	const char *name;
+	atomic_long_t bad_frees;
+	struct alf_queue *emptyq;
 	struct hlist_node cpuhp_node;
 	struct dentry *debugfs;
 	struct list_head list;
+	struct llist_head deferred;
+	struct work_struct deferred_work;
 };
+
+/*
+ * Flags of qmempool_create_flags().  QMEMPOOL_PLAIN_CACHE: the creator
+ * states that the cache has no constructor and is neither
+ * SLAB_TYPESAFE_BY_RCU nor SLAB_ACCOUNT; it counts only where the pool
+ * cannot read this itself (no usable BTF), what it reads still counts.
+ * QMEMPOOL_DEBUG: debug mode, every free checked (see the top of this
+ * file).
+ */
+#define QMEMPOOL_PLAIN_CACHE	BIT(0)
+#define QMEMPOOL_DEBUG		BIT(1)
 
 struct qmempool *qmempool_create(u32 localq_sz, u32 sharedq_sz, u32 prealloc,
 				 struct kmem_cache *kmem, gfp_t gfp_mask);
+struct qmempool *qmempool_create_flags(u32 localq_sz, u32 sharedq_sz,
+				       u32 prealloc, struct kmem_cache *kmem,
+				       gfp_t gfp_mask, unsigned int flags);
+unsigned long qmempool_bad_frees(struct qmempool *pool);
 void qmempool_destroy(struct qmempool *pool);
 unsigned long qmempool_cached(struct qmempool *pool);
 unsigned int qmempool_cached_cpu(struct qmempool *pool, int cpu);
@@ -197,12 +263,14 @@ void __qmempool_free_slow(struct qmempool *pool, void *elem);
 void *__qmempool_alloc_bypass(struct qmempool *pool, gfp_t gfp_mask,
 			      bool init);
 void __qmempool_free_bypass(struct qmempool *pool, void *elem);
+bool __qmempool_check_free(struct qmempool *pool, void *elem,
+			   unsigned long caller);
 
 /* How a call may use this CPU's local cache (see the top of this file) */
 enum qmempool_ctx {
 	QMEMPOOL_CTX_BH,	/* softirq or BH off: no protection needed */
 	QMEMPOOL_CTX_TASK,	/* process context: interrupts off around */
-	QMEMPOOL_CTX_BYPASS,	/* hardirq or NMI: the queues are not used */
+	QMEMPOOL_CTX_BYPASS,	/* hardirq or NMI: the shared queue only */
 };
 
 /*
@@ -383,6 +451,10 @@ static __always_inline void __qmempool_free_ctx(struct qmempool *pool,
 	unsigned long flags;
 
 	if (unlikely(!elem))
+		return;
+	/* KASAN: every free checked, as in debug mode (no code otherwise) */
+	if (IS_ENABLED(CONFIG_KASAN_GENERIC) &&
+	    !__qmempool_check_free(pool, elem, _RET_IP_))
 		return;
 	if (unlikely(ctx == QMEMPOOL_CTX_BYPASS)) {
 		__qmempool_free_bypass(pool, elem);

@@ -23,8 +23,13 @@
  * before giving it back to the slab (whose free checks the first byte:
  * a poisoned object would be reported as a double free).
  *
- * Without CONFIG_KASAN_GENERIC (stock kernels, tag-based KASAN) both are
- * no-ops.
+ * qmp_kasan_shadow() reads the shadow byte of an object's first granule,
+ * so that a pool can tell an object it holds, or that the slab freed
+ * (QMP_KASAN_SLAB_FREE or QMP_KASAN_SLAB_FREE_META), from one in use: a
+ * double free.
+ *
+ * Without CONFIG_KASAN_GENERIC (stock kernels, tag-based KASAN) all three
+ * are no-ops (the shadow reads as 0, accessible).
  */
 #ifndef _QMP_KASAN_H
 #define _QMP_KASAN_H
@@ -34,8 +39,12 @@
 
 #define QMP_KASAN_GRANULE	8	/* bytes per shadow byte (generic) */
 #define QMP_KASAN_SLAB_FREE	0xFB	/* mm/kasan/kasan.h KASAN_SLAB_FREE */
+/* KASAN_SLAB_FREE_META (6.12+), KASAN_SLAB_FREETRACK (6.1): freed too */
+#define QMP_KASAN_SLAB_FREE_META	0xFA
 
 #ifdef CONFIG_KASAN_GENERIC
+#include <linux/kasan.h>
+
 /* mm/kasan/shadow.c, not declared in include/linux */
 void kasan_poison(const void *addr, size_t size, u8 value, bool init);
 
@@ -65,9 +74,23 @@ static inline void qmp_kasan_unpoison(const void *obj, size_t size)
 		kasan_poison((const u8 *)obj + whole, QMP_KASAN_GRANULE,
 			     size - whole, false);
 }
+
+/**
+ * qmp_kasan_shadow() - the shadow byte of the first granule of @obj
+ * @obj: an address in the direct map
+ *
+ * Not instrumented itself: reading the shadow is KASAN's business.
+ * Return: 0 all 8 bytes accessible, 1..7 that many, a value >= 0x80 none
+ * (QMP_KASAN_SLAB_FREE: a freed slab object, or one a pool holds).
+ */
+static __no_kasan_or_inline u8 qmp_kasan_shadow(const void *obj)
+{
+	return READ_ONCE(*(const u8 *)kasan_mem_to_shadow(obj));
+}
 #else
 static inline void qmp_kasan_poison(const void *obj, size_t size) { }
 static inline void qmp_kasan_unpoison(const void *obj, size_t size) { }
+static inline u8 qmp_kasan_shadow(const void *obj) { return 0; }
 #endif
 
 #endif /* _QMP_KASAN_H */
