@@ -11,10 +11,17 @@
  * any access a use-after-free if another one did).
  * poisoned_read_reported: a read of a poisoned object must be reported as
  * a slab use-after-free: the case announces it (`# expect-report:`,
- * which scripts/ktap-check then requires) and checks that the kernel got
- * tainted B (KASAN taints every report).
+ * which scripts/ktap-check then requires, one report in this case) and
+ * checks that KASAN reported that very address (its error_report_end
+ * tracepoint, which every KASAN report ends with).
  * pool_read_after_free: the same read after qmempool_free(), which
  * poisons what it holds (include/linux/qmempool.h).
+ * pool_double_free, pool_invalid_free, pool_free_after_slab_free: under
+ * KASAN every free into a pool is checked (no debug mode needed): a
+ * second free of an object the pool holds, a free of an object the slab
+ * already has back, an interior pointer and another cache's object are
+ * reported ("qmempool: BUG: double-free" / "invalid-free", announced),
+ * counted, and not stored: each object comes out of the pool once.
  * kcsan_race_reported: a deliberate data race between a kthread's plain
  * writes on one CPU and plain reads on another must be reported by KCSAN
  * (`# expect-reports:`, one report or more, which scripts/ktap-check
@@ -26,31 +33,48 @@
 
 #include <linux/kthread.h>
 #include <linux/module.h>
-#include <linux/panic.h>
 #include <linux/qmempool.h>
 #include <linux/slab.h>
+#include <linux/tracepoint.h>
 #include <qmp/kasan.h>
 #include <qmp/ktap.h>
 #include <qmp/version.h>
+#include <trace/events/error_report.h>
 
 /* Not a multiple of 8: the last granule is partly accessible */
 #define OBJ_SIZE	250
 #define REPORT		"BUG: KASAN: slab-use-after-free"
+#define DOUBLE_FREE	"qmempool: BUG: double-free"
+#define INVALID_FREE	"qmempool: BUG: invalid-free"
 
 static struct kmem_cache *test_cache(struct qmp_test *t)
 {
 	struct kmem_cache *c = kmem_cache_create("qmp_kasan_obj", OBJ_SIZE, 0,
 						 0, NULL);
+	int ret;
 
-	QMP_EXPECT(t, c, "kmem_cache_create failed");
+	if (!QMP_EXPECT(t, c, "kmem_cache_create failed"))
+		return NULL;
+	/*
+	 * KASAN leaves a KFENCE object's shadow alone: keep KFENCE off the
+	 * cache, or a sampled object would be neither poisoned nor reported
+	 */
+	ret = qmp_write_str("/sys/kernel/slab/qmp_kasan_obj/skip_kfence", "1");
+	QMP_EXPECT(t, !ret || ret == -ENOENT,
+		   "cannot keep KFENCE off the test cache (%d)", ret);
 	return c;
 }
 
 static void test_shadow_roundtrip(struct qmp_test *t)
 {
-	struct kmem_cache *c = test_cache(t);
+	struct kmem_cache *c;
 	u8 *obj;
 
+	if (!IS_ENABLED(CONFIG_KASAN_GENERIC)) {
+		qmp_test_skip(t, "no generic KASAN in this kernel");
+		return;
+	}
+	c = test_cache(t);
 	if (!c)
 		return;
 	obj = kmem_cache_alloc(c, GFP_KERNEL);
@@ -66,20 +90,38 @@ static void test_shadow_roundtrip(struct qmp_test *t)
 }
 
 /*
- * Read @obj, which must be poisoned, and check that KASAN reported it:
- * announced first for scripts/ktap-check, then seen as the taint.
+ * The address of the last KASAN report, seen through the tracepoint that
+ * ends every report (trace_error_report_end()), whatever earlier cases
+ * reported or tainted
+ */
+static unsigned long kasan_reported;
+
+static void on_error_report(void *data, enum error_detector detector,
+			    unsigned long id)
+{
+	if (detector == ERROR_DETECTOR_KASAN)
+		WRITE_ONCE(kasan_reported, id);
+}
+
+/*
+ * Read @obj, which must be poisoned, and check that KASAN reported that
+ * address: announced first for scripts/ktap-check, then seen by the
+ * tracepoint.
  */
 static void expect_reported_read(struct qmp_test *t, const u8 *obj)
 {
-	bool tainted = test_taint(TAINT_BAD_PAGE);
+	int ret = register_trace_error_report_end(on_error_report, NULL);
 
+	if (!QMP_EXPECT(t, !ret, "cannot watch KASAN's reports (%d)", ret))
+		return;
+	WRITE_ONCE(kasan_reported, 0);
 	pr_info("# expect-report: %s\n", REPORT);
 	(void)READ_ONCE(*obj);
-	if (tainted)
-		qmp_test_diag(t, "tainted B already: the report is ktap-check's to find");
-	else
-		QMP_EXPECT(t, test_taint(TAINT_BAD_PAGE),
-			   "the read was not reported (kernel not tainted B)");
+	unregister_trace_error_report_end(on_error_report, NULL);
+	tracepoint_synchronize_unregister();
+	QMP_EXPECT(t, READ_ONCE(kasan_reported) == (unsigned long)obj,
+		   "the read of %p was not reported by KASAN (last report: %#lx; kasan_multi_shot off?)",
+		   obj, READ_ONCE(kasan_reported));
 }
 
 static void test_poisoned_read_reported(struct qmp_test *t)
@@ -118,7 +160,8 @@ static void test_pool_read_after_free(struct qmp_test *t)
 	if (!c)
 		return;
 	p = qmempool_create(64, 256, 0, c, GFP_KERNEL);
-	if (QMP_EXPECT(t, p, "qmempool_create failed")) {
+	if (QMP_EXPECT(t, !IS_ERR(p), "qmempool_create failed: %d",
+		       PTR_ERR_OR_ZERO(p))) {
 		obj = qmempool_alloc(p, GFP_KERNEL);
 		if (QMP_EXPECT(t, obj, "qmempool_alloc failed")) {
 			qmempool_free(p, obj);
@@ -127,6 +170,147 @@ static void test_pool_read_after_free(struct qmp_test *t)
 		qmempool_destroy(p);
 	}
 	kmem_cache_destroy(c);
+}
+
+/*
+ * Take every object @pool holds for this CPU (its local cache, its node's
+ * shared queue) and one more: @obj (if not NULL) must come out once, no
+ * object twice; all go back.  The caller is pinned (migrate_disable()).
+ */
+static void expect_each_once(struct qmp_test *t, struct qmempool *pool,
+			     void *obj)
+{
+	unsigned int i, j, n, seen = 0, dups = 0;
+	void **objs;
+
+	n = qmempool_cached_cpu(pool, smp_processor_id()) +
+	    qmempool_cached_node(pool, numa_mem_id()) + 1;
+	objs = kcalloc(n, sizeof(*objs), GFP_KERNEL);
+	if (!QMP_EXPECT(t, objs, "out of memory"))
+		return;
+	for (i = 0; i < n; i++) {
+		objs[i] = qmempool_alloc(pool, GFP_KERNEL);
+		if (!QMP_EXPECT(t, objs[i], "allocation failed"))
+			break;
+		seen += objs[i] == obj;
+		for (j = 0; j < i; j++)
+			dups += objs[j] == objs[i];
+	}
+	n = i;
+	for (i = 0; i < n; i++)
+		qmempool_free(pool, objs[i]);
+	kfree(objs);
+	QMP_EXPECT(t, !dups, "%u objects handed out twice", dups);
+	if (obj)
+		QMP_EXPECT(t, seen == 1, "the object came out %u times", seen);
+}
+
+/* Free @bad into @pool: a report @report, counted, nothing stored */
+static void expect_bad_free(struct qmp_test *t, struct qmempool *pool,
+			    void *bad, const char *report, const char *what)
+{
+	unsigned long before = qmempool_bad_frees(pool);
+	unsigned long cached = qmempool_cached(pool);
+
+	pr_info("# expect-report: %s\n", report);
+	qmempool_free(pool, bad);
+	QMP_EXPECT(t, qmempool_bad_frees(pool) == before + 1,
+		   "%s: %lu bad frees counted, expected %lu", what,
+		   qmempool_bad_frees(pool), before + 1);
+	QMP_EXPECT(t, qmempool_cached(pool) == cached,
+		   "%s: stored (%lu objects cached, %lu before)", what,
+		   qmempool_cached(pool), cached);
+}
+
+/* @body on a pool (no debug mode) of a new cache, then both destroyed */
+static void with_kasan_pool(struct qmp_test *t,
+			    void (*body)(struct qmp_test *t,
+					 struct qmempool *pool))
+{
+	struct kmem_cache *c;
+	struct qmempool *p;
+
+	if (!IS_ENABLED(CONFIG_KASAN_GENERIC)) {
+		qmp_test_skip(t, "no generic KASAN in this kernel");
+		return;
+	}
+	c = test_cache(t);
+	if (!c)
+		return;
+	p = qmempool_create(64, 256, 0, c, GFP_KERNEL);
+	if (QMP_EXPECT(t, !IS_ERR(p), "qmempool_create failed: %d",
+		       PTR_ERR_OR_ZERO(p))) {
+		QMP_EXPECT(t, !p->debug, "a debug pool (qmempool.debug set?)");
+		migrate_disable();	/* this CPU's cache, its node's queue */
+		body(t, p);
+		migrate_enable();
+		qmempool_destroy(p);
+	}
+	kmem_cache_destroy(c);
+}
+
+static void do_pool_double_free(struct qmp_test *t, struct qmempool *p)
+{
+	void *obj = qmempool_alloc(p, GFP_KERNEL);
+
+	if (!QMP_EXPECT(t, obj, "qmempool_alloc failed"))
+		return;
+	qmempool_free(p, obj);
+	expect_bad_free(t, p, obj, DOUBLE_FREE, "a second free");
+	expect_each_once(t, p, obj);
+}
+
+static void test_pool_double_free(struct qmp_test *t)
+{
+	with_kasan_pool(t, do_pool_double_free);
+}
+
+static void do_pool_invalid_free(struct qmp_test *t, struct qmempool *p)
+{
+	struct kmem_cache *other;
+	void *obj, *foreign;
+
+	obj = qmempool_alloc(p, GFP_KERNEL);
+	if (!QMP_EXPECT(t, obj, "qmempool_alloc failed"))
+		return;
+	expect_bad_free(t, p, (char *)obj + 16, INVALID_FREE,
+			"an interior pointer");
+	/* Another size: never merged with the pool's cache */
+	other = kmem_cache_create("qmp_kasan_other", 2 * OBJ_SIZE, 0, 0, NULL);
+	if (QMP_EXPECT(t, other, "kmem_cache_create failed")) {
+		foreign = kmem_cache_alloc(other, GFP_KERNEL);
+		if (QMP_EXPECT(t, foreign, "allocation failed")) {
+			expect_bad_free(t, p, foreign, INVALID_FREE,
+					"another cache's object");
+			kmem_cache_free(other, foreign);
+		}
+		kmem_cache_destroy(other);
+	}
+	qmempool_free(p, obj);
+	expect_each_once(t, p, obj);
+}
+
+static void test_pool_invalid_free(struct qmp_test *t)
+{
+	with_kasan_pool(t, do_pool_invalid_free);
+}
+
+/* The slab has the object back (poisoned, in KASAN's quarantine) */
+static void do_pool_free_after_slab_free(struct qmp_test *t,
+					 struct qmempool *p)
+{
+	void *obj = kmem_cache_alloc(p->kmem, GFP_KERNEL);
+
+	if (!QMP_EXPECT(t, obj, "allocation failed"))
+		return;
+	kmem_cache_free(p->kmem, obj);
+	expect_bad_free(t, p, obj, DOUBLE_FREE, "a free after the slab's");
+	expect_each_once(t, p, NULL);
+}
+
+static void test_pool_free_after_slab_free(struct qmp_test *t)
+{
+	with_kasan_pool(t, do_pool_free_after_slab_free);
 }
 
 /*
@@ -205,6 +389,9 @@ static const struct qmp_test_case kasan_cases[] = {
 	{ "shadow_roundtrip", test_shadow_roundtrip },
 	{ "poisoned_read_reported", test_poisoned_read_reported },
 	{ "pool_read_after_free", test_pool_read_after_free },
+	{ "pool_double_free", test_pool_double_free },
+	{ "pool_invalid_free", test_pool_invalid_free },
+	{ "pool_free_after_slab_free", test_pool_free_after_slab_free },
 	{ "kcsan_race_reported", test_kcsan_race_reported },
 };
 
