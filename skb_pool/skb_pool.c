@@ -17,6 +17,7 @@
 #include <linux/skb_pool.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <linux/tracepoint.h>
 #include <net/dst.h>
 #ifdef HAVE_NET_HOTDATA		/* set by Kbuild when the kernel has it */
 #include <net/hotdata.h>
@@ -34,6 +35,43 @@ module_param(prealloc, uint, 0444);
 MODULE_PARM_DESC(prealloc, "Heads allocated into the pool at load (default 0)");
 
 static struct qmempool *skb_pool;
+
+/*
+ * The skb:consume_skb tracepoint, where perf, dropwatch and BPF tools see
+ * the skbs the kernel consumes.  trace_consume_skb() is not exported (6.1,
+ * 6.12, 7.3): the tracepoint is found by name at load, and while it has a
+ * probe skb_pool_consume_skb() leaves every skb to napi_consume_skb(),
+ * which reports it.  Its static key (7.x: inside a static_key_false, as
+ * its first member) is read as static_key_enabled() reads it, without
+ * the call to static_key_count(); without the tracepoint, a stand-in key
+ * that is never on.
+ */
+static struct static_key skb_pool_no_key;
+static struct static_key *skb_pool_consume_key = &skb_pool_no_key;
+
+#ifdef CONFIG_TRACEPOINTS
+static void skb_pool_find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "consume_skb"))
+		skb_pool_consume_key = (struct static_key *)&tp->key;
+}
+
+static void skb_pool_find_tracepoints(void)
+{
+	for_each_kernel_tracepoint(skb_pool_find_tracepoint, NULL);
+}
+#else
+/* A kernel without tracepoints (UML's defconfig) has nobody to tell */
+static void skb_pool_find_tracepoints(void)
+{
+}
+#endif
+
+/* static_key_enabled(): on once a probe is being added (-1) or is there */
+static bool skb_pool_consume_traced(void)
+{
+	return atomic_read(&skb_pool_consume_key->enabled);
+}
 
 #ifdef HAVE_NET_HOTDATA
 static struct kmem_cache *skb_head_cache_find(void)
@@ -83,6 +121,13 @@ static struct kmem_cache *skb_head_cache_find(void)
 }
 #endif
 
+/*
+ * Where skb_pool_build_skb() zeroes the rest of a head under init_on_alloc:
+ * from tail, rounded down to the 8 bytes qmempool_zero() stores (tail is
+ * 32-bit: rounded, the stores begin over zeroes already written)
+ */
+#define SKB_POOL_REST	ALIGN_DOWN(offsetof(struct sk_buff, tail), 8)
+
 /**
  * skb_pool_build_skb() - build an skb around a buffer, head from the pool
  * @data: the buffer, as for build_skb(): room for skb_shared_info at its end
@@ -97,7 +142,8 @@ static struct kmem_cache *skb_head_cache_find(void)
 struct sk_buff *skb_pool_build_skb(void *data, unsigned int frag_size)
 {
 	const gfp_t gfp = GFP_ATOMIC | __GFP_NOWARN;
-	struct sk_buff *skb = qmempool_alloc_noinit(skb_pool, gfp);
+	/* The pool's inline fast path: no second exported call per skb */
+	struct sk_buff *skb = __qmempool_alloc_noinit(skb_pool, gfp);
 
 	if (unlikely(!skb))
 		return NULL;
@@ -111,23 +157,39 @@ struct sk_buff *skb_pool_build_skb(void *data, unsigned int frag_size)
 	 * qmempool_alloc_noinit() leaves to its caller, so the head is
 	 * zeroed once instead of by the pool and again here.
 	 */
-	memset(skb, 0, want_init_on_alloc(gfp) ? skb_pool->obj_size :
-		       offsetof(struct sk_buff, tail));
+	memset(skb, 0, offsetof(struct sk_buff, tail));
+	/*
+	 * The first memset() has a constant size, as __napi_build_skb()'s:
+	 * the compiler writes it inline, where a variable size is a call to
+	 * memset() (byte-wise "rep stosb" on 6.1).  The rest of the object
+	 * only under init_on_alloc, in the pool's inline 8-byte stores.
+	 */
+	if (want_init_on_alloc(gfp))
+		qmempool_zero((void *)skb + SKB_POOL_REST,
+			      skb_pool->obj_size - SKB_POOL_REST);
 	return build_skb_around(skb, data, frag_size);
 }
-EXPORT_SYMBOL_GPL(skb_pool_build_skb);
+QMP_EXPORT(skb_pool_build_skb);
 
 /*
  * The skbs whose head skb_pool_consume_skb() releases itself: the last
  * reference, a head of the head cache (no fast clone), its own linear data
  * in a page fragment (not cloned, no frags, no frag list, no zerocopy, not
- * a page_pool page).  Everything else is napi_consume_skb()'s.
+ * a page_pool page; a head-less skb has none).  Everything else is
+ * napi_consume_skb()'s.
  */
 static bool skb_pool_plain(struct sk_buff *skb)
 {
-	return refcount_read(&skb->users) == 1 &&
-	       skb->fclone == SKB_FCLONE_UNAVAILABLE && !skb->cloned &&
-	       skb->head_frag && !skb->pp_recycle &&
+	if (refcount_read(&skb->users) != 1)
+		return false;
+	/*
+	 * As skb_unref(): the skb is ours alone, and what its other holders
+	 * wrote before they put their references (a release) is seen by
+	 * the reads that follow.
+	 */
+	smp_rmb();
+	return skb->fclone == SKB_FCLONE_UNAVAILABLE && !skb->cloned &&
+	       skb->head_frag && !skb->pp_recycle && skb->head &&
 	       !skb_shinfo(skb)->nr_frags && !skb_has_frag_list(skb) &&
 	       !skb_zcopy(skb);
 }
@@ -140,7 +202,9 @@ static bool skb_pool_plain(struct sk_buff *skb)
  * Drops a reference to @skb; on the last one the skb's state (dst,
  * destructor, conntrack, extensions) and data are released and the head
  * goes into the pool, for a plain skb (see skb_pool_plain()); any other
- * skb, and any call with a zero @budget, is napi_consume_skb()'s.
+ * skb, any call with a zero @budget, and every skb while the
+ * skb:consume_skb tracepoint has a probe (which napi_consume_skb() then
+ * tells of the skb) is napi_consume_skb()'s.
  *
  * Context: softirq (NAPI poll), or any with @budget 0.
  */
@@ -148,7 +212,8 @@ void skb_pool_consume_skb(struct sk_buff *skb, int budget)
 {
 	if (unlikely(!skb))
 		return;
-	if (!budget || !skb_pool_plain(skb)) {
+	if (!budget || unlikely(skb_pool_consume_traced()) ||
+	    !skb_pool_plain(skb)) {
 		napi_consume_skb(skb, budget);
 		return;
 	}
@@ -159,9 +224,9 @@ void skb_pool_consume_skb(struct sk_buff *skb, int budget)
 	nf_reset_ct(skb);
 	skb_ext_put(skb);
 	skb_free_frag(skb->head);
-	qmempool_free(skb_pool, skb);
+	__qmempool_free(skb_pool, skb);
 }
-EXPORT_SYMBOL_GPL(skb_pool_consume_skb);
+QMP_EXPORT(skb_pool_consume_skb);
 
 /**
  * skb_pool_free_head() - put a released head into the pool
@@ -172,9 +237,9 @@ EXPORT_SYMBOL_GPL(skb_pool_consume_skb);
  */
 void skb_pool_free_head(struct sk_buff *skb)
 {
-	qmempool_free(skb_pool, skb);
+	__qmempool_free(skb_pool, skb);
 }
-EXPORT_SYMBOL_GPL(skb_pool_free_head);
+QMP_EXPORT(skb_pool_free_head);
 
 /**
  * skb_pool_get_pool() - the pool, for statistics and tests
@@ -185,7 +250,7 @@ struct qmempool *skb_pool_get_pool(void)
 {
 	return skb_pool;
 }
-EXPORT_SYMBOL_GPL(skb_pool_get_pool);
+QMP_EXPORT(skb_pool_get_pool);
 
 static int __init skb_pool_init(void)
 {
@@ -193,10 +258,17 @@ static int __init skb_pool_init(void)
 
 	if (!cache)
 		return -ENOENT;
-	skb_pool = qmempool_create(localq, sharedq, prealloc, cache,
-				   GFP_KERNEL);
-	if (!skb_pool)
-		return -EINVAL;		/* qmempool_create() said why */
+	skb_pool_find_tracepoints();
+	/*
+	 * The kernel creates its sk_buff head cache plain (no constructor,
+	 * neither SLAB_TYPESAFE_BY_RCU nor SLAB_ACCOUNT, on every kernel
+	 * here): said for kernels whose BTF cannot show it (none, UML's);
+	 * where it can, the pool still checks.
+	 */
+	skb_pool = qmempool_create_flags(localq, sharedq, prealloc, cache,
+					 GFP_KERNEL, QMEMPOOL_PLAIN_CACHE);
+	if (IS_ERR(skb_pool))
+		return PTR_ERR(skb_pool);	/* qmempool_create() said why */
 	pr_info("pool of %u+%u heads (object size %u) in front of the skb head cache\n",
 		localq, sharedq, skb_pool->obj_size);
 	return 0;

@@ -13,10 +13,13 @@
  * the module and turning it off (after every task left the redirected
  * call) drops it: while the hook is on, rmmod refuses with "in use", and
  * if ftrace ever failed to remove the hook, the module stays loaded
- * instead of leaving the kernel a call into freed memory.
+ * instead of leaving the kernel a call into freed memory.  Once rmmod
+ * has passed its check, the hook parameter, whose file outlives the
+ * module's exit, can no longer turn the hook on (-ENODEV).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -69,11 +72,19 @@ static int skb_pool_hook_switch(bool on)
 	if (on == skb_pool_hooked)
 		return 0;
 	if (on) {
+		/*
+		 * Not once the module is going: rmmod checked that nothing
+		 * holds it (the hook is off) and runs the exit next, while
+		 * the hook parameter can still be written.  A reference
+		 * taken before that check makes rmmod refuse instead.
+		 */
+		if (!try_module_get(THIS_MODULE))
+			return -ENODEV;
 		ret = register_ftrace_function(&skb_pool_ops);
-		if (!ret) {
-			__module_get(THIS_MODULE);
+		if (ret)
+			module_put(THIS_MODULE);
+		else
 			skb_pool_hooked = true;
-		}
 	} else {
 		ret = unregister_ftrace_function(&skb_pool_ops);
 		if (!ret) {
@@ -105,9 +116,10 @@ static int skb_pool_hook_switch(bool on)
  * first and restores it.  Heads already in the pool stay there.
  *
  * Context: process context, may sleep (turning off waits for tasks RCU).
- * Return: 0, or the error of register_ftrace_function() (e.g. -EBUSY when
- * a livepatch modifies kfree_skbmem()) or unregister_ftrace_function()
- * (then the hook stays on and the module loaded).
+ * Return: 0; -ENODEV when turning on while the module is being unloaded;
+ * or the error of register_ftrace_function() (e.g. -EBUSY when a livepatch
+ * modifies kfree_skbmem()) or unregister_ftrace_function() (then the hook
+ * stays on and the module loaded).
  */
 int skb_pool_set_hook(bool on)
 {
@@ -118,7 +130,7 @@ int skb_pool_set_hook(bool on)
 	mutex_unlock(&skb_pool_hook_lock);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(skb_pool_set_hook);
+QMP_EXPORT(skb_pool_set_hook);
 
 /**
  * skb_pool_hook_enabled() - whether freed heads go into the pool now
@@ -130,7 +142,7 @@ bool skb_pool_hook_enabled(void)
 {
 	return READ_ONCE(skb_pool_hooked);
 }
-EXPORT_SYMBOL_GPL(skb_pool_hook_enabled);
+QMP_EXPORT(skb_pool_hook_enabled);
 
 /* The hook parameter: wanted state at load, the switch afterwards */
 static int hook_param_set(const char *val, const struct kernel_param *kp)
@@ -166,6 +178,12 @@ static const struct kernel_param_ops hook_param_ops = {
 module_param_cb(hook, &hook_param_ops, NULL, 0644);
 MODULE_PARM_DESC(hook, "Freed heads go into the pool (default 1; write 0 before rmmod)");
 
+#ifdef SKB_POOL_HOOK_TEST	/* a test build (QMP_TEST=1), see skb_pool/Kbuild */
+static unsigned int test_exit_delay_ms;
+module_param(test_exit_delay_ms, uint, 0444);
+MODULE_PARM_DESC(test_exit_delay_ms, "Test builds only: sleep this long at the start of the module's exit (default 0)");
+#endif
+
 static int __init skb_pool_hook_init(void)
 {
 	char fn[] = "kfree_skbmem";
@@ -191,6 +209,10 @@ static int __init skb_pool_hook_init(void)
 
 static void __exit skb_pool_hook_exit(void)
 {
+#ifdef SKB_POOL_HOOK_TEST
+	/* The window between rmmod's check of the references and here */
+	msleep(test_exit_delay_ms);
+#endif
 	/* The hook holds a module reference: it is off when we get here */
 	WARN_ON_ONCE(skb_pool_hooked);
 	ftrace_free_filter(&skb_pool_ops);

@@ -25,6 +25,9 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/irq_work.h>
+#include <linux/tracepoint.h>
+#include <net/dst_metadata.h>
+#include <qmp/compat.h>
 #include <qmp/ktap.h>
 #include <qmp/misuse.h>
 #include <qmp/kthread.h>
@@ -288,14 +291,35 @@ static void zero_hardirq_fn(struct irq_work *work)
 	zero_compare(container_of(work, struct zero_run, work));
 }
 
-/* A dirty head, as a previous user would leave it */
+/*
+ * A dirty head, as a previous user would leave it; of this CPU's node,
+ * which alone the pool keeps in its local queue (the slab may hand out
+ * another node's object to a plain kmem_cache_alloc())
+ */
 static void *dirty_head(struct qmempool *pool)
 {
-	void *head = kmem_cache_alloc(pool->kmem, GFP_ATOMIC);
+	void *head = kmem_cache_alloc_node(pool->kmem,
+					   GFP_ATOMIC | __GFP_THISNODE,
+					   numa_mem_id());
 
 	if (head)
 		memset(head, 0xa5, pool->obj_size);
 	return head;
+}
+
+/* A dirty head into this CPU's node's shared queue, the slab if it is full */
+static void dirty_head_shared(struct qmempool *pool)
+{
+	void *head = dirty_head(pool);
+
+	if (!head)
+		return;
+	/* Poisoned as every object in the pool's queues (KASAN) */
+	qmp_kasan_poison(head, pool->obj_size);
+	if (!alf_mp_enqueue(pool->sharedq[numa_mem_id()], &head, 1)) {
+		qmp_kasan_unpoison(head, pool->obj_size);
+		kmem_cache_free(pool->kmem, head);
+	}
 }
 
 /* Empty this CPU's local queue and its node's shared queue to the slab */
@@ -337,15 +361,7 @@ static void test_heads_zeroed(struct qmp_test *t)
 	/* The shared queue: dirty heads put there, the local queue empty */
 	z.from = "the shared queue";
 	empty_queues(z.pool);
-	head = dirty_head(z.pool);
-	if (head) {
-		/* Poisoned as every object in the pool's queues (KASAN) */
-		qmp_kasan_poison(head, z.pool->obj_size);
-		if (!alf_mp_enqueue(z.pool->sharedq[numa_mem_id()], &head, 1)) {
-			qmp_kasan_unpoison(head, z.pool->obj_size);
-			kmem_cache_free(z.pool->kmem, head);
-		}
-	}
+	dirty_head_shared(z.pool);
 	zero_compare(&z);
 	/* The slab (poisoned under slub_debug=P): both queues empty */
 	z.from = "a slab refill";
@@ -353,8 +369,10 @@ static void test_heads_zeroed(struct qmp_test *t)
 	zero_compare(&z);
 	local_bh_enable();
 
-	/* Hardirq context: the slab directly */
-	z.from = "the hardirq bypass";
+	/* Hardirq context: the shared queue only, a dirty head there */
+	z.from = "the shared queue in hardirq context";
+	empty_queues(z.pool);
+	dirty_head_shared(z.pool);
 	init_irq_work(&z.work, zero_hardirq_fn);
 	irq_work_queue(&z.work);
 	irq_work_sync(&z.work);
@@ -514,6 +532,449 @@ static void test_consume_not_plain(struct qmp_test *t)
 out:
 	QMP_EXPECT(t, !skb_pool_set_hook(was_on), "hook back as it was");
 	__free_page(c.page);
+}
+
+/* ------------------------------------------------------------------ */
+/* skb_pool_consume_skb() releases as the kernel does                  */
+
+/* The hook off for a case: heads come back through skb_pool_consume_skb() */
+static bool hook_off(struct qmp_test *t, bool *was_on)
+{
+	*was_on = skb_pool_hook_enabled();
+	return QMP_EXPECT(t, !skb_pool_set_hook(false), "unhook");
+}
+
+static void hook_restore(struct qmp_test *t, bool was_on)
+{
+	QMP_EXPECT(t, !skb_pool_set_hook(was_on), "hook back as it was");
+}
+
+/* The skb:consume_skb tracepoint, found by name (it is not exported) */
+static void find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	struct tracepoint **found = priv;
+
+	if (!strcmp(tp->name, "consume_skb"))
+		*found = tp;
+}
+
+struct traced_run {
+	struct sk_buff *skbs[CONSUME_SKBS];
+	unsigned int n;
+	unsigned int events;	/* of our skbs */
+};
+
+static QMP_CONSUME_SKB_PROBE(count_consumed, data, skb)
+{
+	struct traced_run *r = data;
+	unsigned int i;
+
+	for (i = 0; i < r->n; i++)
+		r->events += skb == r->skbs[i];
+}
+
+/* Consume up to CONSUME_SKBS pool skbs; how many heads came to the pool */
+static unsigned int consume_traced(struct traced_run *r, unsigned int *local)
+{
+	struct qmempool *pool = skb_pool_get_pool();
+	unsigned int i, found;
+
+	local_bh_disable();
+	localq_holds(pool, NULL, 0);
+	for (r->n = 0; r->n < CONSUME_SKBS; r->n++) {
+		r->skbs[r->n] = pool_skb();
+		if (!r->skbs[r->n])
+			break;
+	}
+	*local = 0;
+	for (i = 0; i < r->n; i++) {
+		*local += page_to_nid(virt_to_page(r->skbs[i])) == numa_mem_id();
+		skb_pool_consume_skb(r->skbs[i], NAPI_POLL_WEIGHT);
+	}
+	found = localq_holds(pool, r->skbs, r->n);
+	local_bh_enable();
+	return found;
+}
+
+/*
+ * Every skb skb_pool_consume_skb() frees is reported by the skb:consume_skb
+ * tracepoint (perf, dropwatch, BPF) while it has a probe; without one the
+ * heads come to the pool again.
+ */
+static void test_consume_traced(struct qmp_test *t)
+{
+	struct tracepoint *tp = NULL;
+	struct traced_run r = { };
+	unsigned int local, found;
+	bool was_on;
+	int ret;
+
+	for_each_kernel_tracepoint(find_tracepoint, &tp);
+	if (!tp) {
+		qmp_test_skip(t, "no skb:consume_skb tracepoint");
+		return;
+	}
+	if (!hook_off(t, &was_on))
+		goto out;
+	ret = tracepoint_probe_register(tp, (void *)count_consumed, &r);
+	if (!QMP_EXPECT(t, !ret, "tracepoint_probe_register: %d", ret))
+		goto out;
+	consume_traced(&r, &local);
+	tracepoint_probe_unregister(tp, (void *)count_consumed, &r);
+	tracepoint_synchronize_unregister();
+	QMP_EXPECT(t, r.n == CONSUME_SKBS, "built %u of %u skbs", r.n, CONSUME_SKBS);
+	QMP_EXPECT(t, r.events == r.n, "skb:consume_skb reported %u of %u consumes",
+		   r.events, r.n);
+	/* No probe: the pool again */
+	r.events = 0;
+	found = consume_traced(&r, &local);
+	QMP_EXPECT(t, !r.events, "%u events after the probe was removed", r.events);
+	expect_back(t, "no probe", found, local);
+out:
+	hook_restore(t, was_on);
+}
+
+/*
+ * A case of one skb given to skb_pool_consume_skb(): make() builds it
+ * (bottom halves off; NULL: out of memory, nothing left to free), with
+ * something attached whose state the consume must release; count() then
+ * counts what tells (references left, destructor runs...): 1 is right.
+ * A plain skb's head must come to the pool (so the pool's own release
+ * ran), any other's must not.
+ */
+struct consume_case {
+	const char *name;
+	bool plain;
+	struct sk_buff *(*make)(void *arg);
+	int (*count)(void *arg);
+	const char *counted;
+};
+
+static void consume_case(struct qmp_test *t, const struct consume_case *cc,
+			 void *arg)
+{
+	struct qmempool *pool = skb_pool_get_pool();
+	bool was_on, local = false;
+	struct sk_buff *skb;
+	unsigned int pooled = 0;
+	int count = 1;
+
+	if (!hook_off(t, &was_on))
+		goto out;
+	local_bh_disable();
+	localq_holds(pool, NULL, 0);
+	skb = cc->make(arg);
+	if (skb) {
+		/* Another node's head would go to the slab: no verdict */
+		local = page_to_nid(virt_to_page(skb)) == numa_mem_id();
+		skb_pool_consume_skb(skb, NAPI_POLL_WEIGHT);
+		pooled = localq_holds(pool, &skb, 1);
+		if (cc->count)
+			count = cc->count(arg);
+	}
+	local_bh_enable();
+	if (!QMP_EXPECT(t, skb, "%s: out of memory", cc->name))
+		goto out;
+	QMP_EXPECT(t, local && !pooled == !cc->plain,
+		   "%s: the head %s the pool (%s skb, node-local: %d)", cc->name,
+		   pooled ? "came to" : "did not come to",
+		   cc->plain ? "a plain" : "not a plain", local);
+	QMP_EXPECT(t, count == 1, "%s: %d %s after the consume, not 1", cc->name,
+		   count, cc->counted);
+out:
+	hook_restore(t, was_on);
+}
+
+/* A head-less skb (its data freed by its owner): released, no data to free */
+static unsigned int destructed;
+
+static void count_destructed(struct sk_buff *skb)
+{
+	destructed++;
+}
+
+static struct sk_buff *make_headless(void *arg)
+{
+	struct sk_buff *skb = pool_skb();
+
+	if (skb) {
+		skb->destructor = count_destructed;
+		skb_free_frag(skb->head);
+		skb->head = NULL;
+	}
+	return skb;
+}
+
+static int count_headless(void *arg)
+{
+	return destructed;
+}
+
+static void test_consume_headless(struct qmp_test *t)
+{
+	static const struct consume_case cc = {
+		"head-less", false, make_headless, count_headless,
+		"destructor runs",
+	};
+
+	destructed = 0;
+	consume_case(t, &cc, NULL);
+}
+
+/* A kmalloc()ed head (alloc_skb()): not a page fragment, skb_free_frag() must not see it */
+static struct sk_buff *make_kmalloc_head(void *arg)
+{
+	struct sk_buff *skb = alloc_skb(FRAME, GFP_ATOMIC);
+
+	*(bool *)arg = skb && !skb->head_frag;
+	return skb;
+}
+
+static int count_kmalloc_head(void *arg)
+{
+	return *(bool *)arg;
+}
+
+static void test_consume_kmalloc_head(struct qmp_test *t)
+{
+	static const struct consume_case cc = {
+		"kmalloc()ed head", false, make_kmalloc_head,
+		count_kmalloc_head, "kmalloc()ed heads built",
+	};
+	bool kmalloced;
+
+	consume_case(t, &cc, &kmalloced);
+}
+
+/* Data of a page_pool page: the page goes back to its page_pool */
+struct pp_case {
+	struct page_pool *pp;
+	struct page *page;
+};
+
+static struct sk_buff *make_pp_recycle(void *arg)
+{
+	struct pp_case *c = arg;
+	struct sk_buff *skb;
+
+	c->page = page_pool_dev_alloc_pages(c->pp);
+	if (!c->page)
+		return NULL;
+	skb = skb_pool_build_skb(page_address(c->page), PAGE_SIZE);
+	if (!skb) {
+		page_pool_put_full_page(c->pp, c->page, false);
+		return NULL;
+	}
+	skb_reserve(skb, NET_SKB_PAD);
+	skb_put(skb, FRAME);
+	skb_mark_for_recycle(skb);
+	return skb;
+}
+
+/* Recycled, the page_pool holds the page; freed, nobody does */
+static int count_pp_recycle(void *arg)
+{
+	return page_ref_count(((struct pp_case *)arg)->page);
+}
+
+static void test_consume_pp_recycle(struct qmp_test *t)
+{
+	static const struct consume_case cc = {
+		"page_pool data", false, make_pp_recycle, count_pp_recycle,
+		"references on the page (its page_pool's: 1)",
+	};
+	struct page_pool_params params = {
+		.order = 0, .pool_size = 16, .nid = NUMA_NO_NODE,
+	};
+	struct pp_case c = { .pp = page_pool_create(&params) };
+
+	if (!QMP_EXPECT(t, !IS_ERR(c.pp), "page_pool_create: %ld", PTR_ERR(c.pp)))
+		return;
+	consume_case(t, &cc, &c);
+	page_pool_destroy(c.pp);
+}
+
+/* A frag list: its skbs are put with the skb (one of ours, held twice) */
+static struct sk_buff *make_frag_list(void *arg)
+{
+	struct sk_buff **child = arg;
+	struct sk_buff *skb = pool_skb();
+
+	*child = skb ? alloc_skb(FRAME, GFP_ATOMIC) : NULL;
+	if (!*child) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	skb_shinfo(skb)->frag_list = skb_get(*child);
+	return skb;
+}
+
+static int count_frag_list(void *arg)
+{
+	return refcount_read(&(*(struct sk_buff **)arg)->users);
+}
+
+static void test_consume_frag_list(struct qmp_test *t)
+{
+	static const struct consume_case cc = {
+		"frag list", false, make_frag_list, count_frag_list,
+		"references on the frag list's skb (ours: 1)",
+	};
+	struct sk_buff *child = NULL;
+
+	consume_case(t, &cc, &child);
+	kfree_skb(child);
+}
+
+/* Zerocopy data: its owner's completion runs (ours puts a reference) */
+static void zc_complete(struct sk_buff *skb, struct ubuf_info *uarg,
+			bool success)
+{
+	refcount_dec(&uarg->refcnt);
+}
+
+QMP_UBUF_INFO_OPS(zc_ops, zc_complete);
+
+static struct sk_buff *make_zerocopy(void *arg)
+{
+	struct sk_buff *skb = pool_skb();
+
+	if (skb)
+		skb_zcopy_set(skb, arg, NULL);
+	return skb;
+}
+
+static int count_zerocopy(void *arg)
+{
+	return refcount_read(&((struct ubuf_info *)arg)->refcnt);
+}
+
+static void test_consume_zerocopy(struct qmp_test *t)
+{
+	static const struct consume_case cc = {
+		"zerocopy", false, make_zerocopy, count_zerocopy,
+		"references on the ubuf_info (ours: 1)",
+	};
+	struct ubuf_info uarg = { .flags = SKBFL_ZEROCOPY_FRAG };
+
+	refcount_set(&uarg.refcnt, 1);
+	qmp_ubuf_info_set_ops(&uarg, zc_ops);
+	consume_case(t, &cc, &uarg);
+}
+
+/* A dst: the skb's reference is dropped (a metadata dst, held twice) */
+static struct sk_buff *make_dst(void *arg)
+{
+	struct sk_buff *skb = pool_skb();
+
+	if (skb) {
+		dst_hold(arg);
+		skb_dst_set(skb, arg);
+	}
+	return skb;
+}
+
+static int count_dst(void *arg)
+{
+	return qmp_dst_refcnt(arg);
+}
+
+static void test_consume_dst(struct qmp_test *t)
+{
+	static const struct consume_case cc = {
+		"dst", true, make_dst, count_dst,
+		"references on the dst (ours: 1)",
+	};
+	struct metadata_dst *md = metadata_dst_alloc(0, METADATA_IP_TUNNEL,
+						     GFP_KERNEL);
+
+	if (!QMP_EXPECT(t, md, "out of memory"))
+		return;
+	consume_case(t, &cc, &md->dst);
+	dst_release(&md->dst);
+}
+
+/*
+ * A conntrack entry: the skb's reference is put.  The entry is ours, no
+ * nf_conn: the release puts only the generic reference count of struct
+ * nf_conntrack, which stays above zero (nothing would destroy it).
+ */
+#if IS_ENABLED(CONFIG_NF_CONNTRACK)
+static struct sk_buff *make_conntrack(void *arg)
+{
+	struct sk_buff *skb = pool_skb();
+
+	if (skb) {
+		refcount_inc(&((struct nf_conntrack *)arg)->use);
+		skb_set_nfct(skb, (unsigned long)arg | IP_CT_ESTABLISHED);
+	}
+	return skb;
+}
+
+static int count_conntrack(void *arg)
+{
+	return refcount_read(&((struct nf_conntrack *)arg)->use);
+}
+#endif
+
+static void test_consume_conntrack(struct qmp_test *t)
+{
+#if IS_ENABLED(CONFIG_NF_CONNTRACK)
+	static const struct consume_case cc = {
+		"conntrack", true, make_conntrack, count_conntrack,
+		"references on the conntrack entry (ours: 1)",
+	};
+	struct nf_conntrack *ct = kzalloc(sizeof(*ct), GFP_KERNEL);
+
+	if (!QMP_EXPECT(t, ct, "out of memory"))
+		return;
+	refcount_set(&ct->use, 1);
+	consume_case(t, &cc, ct);
+	kfree(ct);
+#else
+	qmp_test_skip(t, "no CONFIG_NF_CONNTRACK");
+#endif
+}
+
+/* An skb extension: the skb's reference is put (MPTCP's: no side effects) */
+#if defined(CONFIG_SKB_EXTENSIONS) && IS_ENABLED(CONFIG_MPTCP)
+static struct sk_buff *make_extension(void *arg)
+{
+	struct skb_ext **ext = arg;
+	struct sk_buff *skb = pool_skb();
+
+	if (skb && !skb_ext_add(skb, SKB_EXT_MPTCP)) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	if (skb) {
+		*ext = skb->extensions;
+		refcount_inc(&(*ext)->refcnt);
+	}
+	return skb;
+}
+
+static int count_extension(void *arg)
+{
+	return refcount_read(&(*(struct skb_ext **)arg)->refcnt);
+}
+#endif
+
+static void test_consume_extension(struct qmp_test *t)
+{
+#if defined(CONFIG_SKB_EXTENSIONS) && IS_ENABLED(CONFIG_MPTCP)
+	static const struct consume_case cc = {
+		"extension", true, make_extension, count_extension,
+		"references on the extension (ours: 1)",
+	};
+	struct skb_ext *ext = NULL;
+
+	consume_case(t, &cc, &ext);
+	if (ext)
+		__skb_ext_put(ext);
+#else
+	qmp_test_skip(t, "no CONFIG_SKB_EXTENSIONS with CONFIG_MPTCP");
+#endif
 }
 
 /* ------------------------------------------------------------------ */
@@ -724,6 +1185,15 @@ static const struct qmp_test_case skb_pool_cases[] = {
 	{ "heads_zeroed", test_heads_zeroed },
 	{ "consume_plain", test_consume_plain },
 	{ "consume_not_plain", test_consume_not_plain },
+	{ "consume_traced", test_consume_traced },
+	{ "consume_headless", test_consume_headless },
+	{ "consume_kmalloc_head", test_consume_kmalloc_head },
+	{ "consume_pp_recycle", test_consume_pp_recycle },
+	{ "consume_frag_list", test_consume_frag_list },
+	{ "consume_zerocopy", test_consume_zerocopy },
+	{ "consume_dst", test_consume_dst },
+	{ "consume_conntrack", test_consume_conntrack },
+	{ "consume_extension", test_consume_extension },
 	{ "stress", test_stress },
 	QMP_MISUSE_CASE,
 };
@@ -742,3 +1212,4 @@ static void __exit skb_pool_test_exit(void)
 module_init(skb_pool_test_init);
 module_exit(skb_pool_test_exit);
 MODULE_DESCRIPTION("Tests of skb_pool_hook (KTAP)");
+QMEMPOOL_IMPORT_TESTING_NS();

@@ -10,7 +10,12 @@
  *   napi_consume_skb(), for a driver's TX completion (NAPI context): the
  *   head of a plain skb (its own linear page-fragment data, no frags, no
  *   clone, no fast clone, no page_pool data) is released and goes into
- *   the pool; any other skb is handed to napi_consume_skb().
+ *   the pool; any other skb is handed to napi_consume_skb().  The kernel
+ *   reports every consumed skb to the skb:consume_skb tracepoint (perf,
+ *   dropwatch, BPF tools), but trace_consume_skb() is not exported to
+ *   modules (6.1, 6.12, 7.3): while that tracepoint has a probe, every
+ *   skb is handed to napi_consume_skb(), which reports it, and no head
+ *   comes back to the pool that way.
  * Heads back, with the free hook (skb_pool_hook.ko, where the kernel has
  *   CONFIG_DYNAMIC_FTRACE_WITH_ARGS): every head the kernel frees through
  *   kfree_skbmem() - the end of kfree_skb(), consume_skb(), __kfree_skb()
@@ -36,6 +41,7 @@
 #ifndef _LINUX_SKB_POOL_H
 #define _LINUX_SKB_POOL_H
 
+#include <linux/qmempool_ns.h>
 #include <linux/skbuff.h>
 #include <linux/types.h>
 
