@@ -342,7 +342,7 @@ profile_run() {
 		return 1
 	fi
 	if [ "$prc" -ne 0 ]; then
-		diag "$1: profile run: perf record failed (rc=$prc): $(tail -n 3 "$TMP/perf.err" | tr '\n' ' ')"
+		ktap_diag "$1: profile run: perf record failed (rc=$prc): $(tail -n 3 "$TMP/perf.err" | tr '\n' ' ')"
 		return 0
 	fi
 	progress "$1: perf report"
@@ -366,7 +366,7 @@ bench() {
 	bname=fwd/$1_$2
 	progress "$bname"
 	if ! set_mode "$2"; then
-		not_ok "fwd_$1_$2" "cannot set mode $2"
+		ktap_not_ok "fwd_$1_$2" "cannot set mode $2"
 		return
 	fi
 	hook=off
@@ -376,7 +376,7 @@ bench() {
 		snap "$WARMUP"
 		echo "$WARMUP" >"$DBG/vnic0/rx_count"
 		if ! wait_done "$kind" "$exp" "$q0" "$TIMEOUT" || ! account "$WARMUP"; then
-			not_ok "fwd_$1_$2" "warm-up: requested $WARMUP, $acct"
+			ktap_not_ok "fwd_$1_$2" "warm-up: requested $WARMUP, $acct"
 			return
 		fi
 	fi
@@ -385,14 +385,14 @@ bench() {
 	while [ "$r" -le "$RUNS" ]; do
 		progress "$bname: run $r"
 		if ! measure "$COUNT"; then
-			diag "$bname: run $r: $res"
-			not_ok "fwd_$1_$2" "run $r: $res"
+			ktap_diag "$bname: run $r: $res"
+			ktap_not_ok "fwd_$1_$2" "run $r: $res"
 			return
 		fi
 		echo "$res" >"$TMP/run.$r"
 		cp "$TMP/perf.txt" "$TMP/perf.$r"
-		diag "$bname: run $r: $res"
-		diag "$bname: run $r: $acct"
+		ktap_diag "$bname: run $r: $res"
+		ktap_diag "$bname: run $r: $acct"
 		r=$((r + 1))
 	done
 	# The median run (the upper one for an even R, as time_bench.ko)
@@ -408,27 +408,26 @@ bench() {
 	case " $PROFILE " in
 	*" $1 "*)
 		if ! profile_run "$bname" "$COUNT"; then
-			not_ok "fwd_$1_$2" "$res"
+			ktap_not_ok "fwd_$1_$2" "$res"
 			return
 		fi
 		;;
 	esac
-	ok "fwd_$1_$2"
+	ktap_ok "fwd_$1_$2"
 }
 
 # ---- the document ------------------------------------------------------
 
 planned=0
 for t in $TESTS; do planned=$((planned + 2)); done
-echo "KTAP version 1"
-echo "1..$planned"
+ktap_begin "$planned"
 net_sysctl
 unload
 online=$(grep -c ^processor /proc/cpuinfo)
 last_cpu=$(sed 's/.*[-,]//' /sys/devices/system/cpu/online)
-diag "count=$COUNT runs=$RUNS warmup=$WARMUP flows=$FLOWS clock=$CLOCK, $online CPUs, events $EVENTS"
-diag "kernel $(uname -r); $(dmesg | grep -o 'mem auto-init: .*' | head -n 1)"
-[ -w "$HOOK" ] || diag "no skb_pool_hook: in pool mode the heads that nftables frees go to the slab"
+ktap_diag "count=$COUNT runs=$RUNS warmup=$WARMUP flows=$FLOWS clock=$CLOCK, $online CPUs, events $EVENTS"
+ktap_diag "kernel $(uname -r); $(dmesg | grep -o 'mem auto-init: .*' | head -n 1)"
+[ -w "$HOOK" ] || ktap_diag "no skb_pool_hook: in pool mode the heads that nftables frees go to the slab"
 
 for t in $TESTS; do
 	kind=forward pin=0 flows=1 cpus=1
@@ -438,9 +437,9 @@ for t in $TESTS; do
 	forward_txcpu)
 		params="queues=1 tx_cpu=$last_cpu" cpus=2
 		if [ "$online" -lt 2 ]; then
-			diag "forward_txcpu needs 2 CPUs or more: skipped"
-			skip "fwd_${t}_stock" "one CPU"
-			skip "fwd_${t}_pool" "one CPU"
+			ktap_diag "forward_txcpu needs 2 CPUs or more: skipped"
+			ktap_skip "fwd_${t}_stock" "one CPU"
+			ktap_skip "fwd_${t}_pool" "one CPU"
 			continue
 		fi
 		;;
@@ -450,8 +449,8 @@ for t in $TESTS; do
 	# shellcheck disable=SC2086 # parameters split on purpose
 	if ! load $params || ! echo "$flows" >"$DBG/vnic0/flows" ||
 		{ [ "$kind" = drop ] && ! drop_rule on iifname vnic0; }; then
-		not_ok "fwd_${t}_stock" "insmod $params or the set-up failed"
-		not_ok "fwd_${t}_pool" "insmod $params or the set-up failed"
+		ktap_not_ok "fwd_${t}_stock" "insmod $params or the set-up failed"
+		ktap_not_ok "fwd_${t}_pool" "insmod $params or the set-up failed"
 		drop_rule off
 		rmmod qmp_vnic 2>/dev/null
 		continue
@@ -461,11 +460,11 @@ for t in $TESTS; do
 		bench "$t" "$m" "$cpus"
 	done
 	drop_rule off
-	rmmod qmp_vnic || diag "rmmod qmp_vnic failed"
+	rmmod qmp_vnic || ktap_diag "rmmod qmp_vnic failed"
 done
-progress "done: $failed failed"
-if [ "$failed" -ne 0 ]; then
-	echo "forward-bench.sh: $failed case(s) failed: frames not accounted for, or a run failed" >&2
+progress "done: $KTAP_FAILED failed"
+if [ "$KTAP_FAILED" -ne 0 ]; then
+	echo "forward-bench.sh: $KTAP_FAILED case(s) failed: frames not accounted for, or a run failed" >&2
 	exit 1
 fi
 exit 0

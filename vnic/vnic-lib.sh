@@ -20,12 +20,10 @@ VNIC_PEER=02:51:4d:50:ff:fe	# the frames' source MAC, vnic1's neighbour
 
 # ---- KTAP --------------------------------------------------------------
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1 # $2"; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
-diag() { echo "# $*"; }
+# ktap_begin, ktap_ok, ktap_not_ok, ktap_skip, ktap_diag: the project's
+# KTAP writer, at the same place in the payload as in the source tree
+# shellcheck source=scripts/ktap.sh
+. "$VNIC_DIR/../scripts/ktap.sh"
 # Progress in the kernel log, in case the guest dies in the middle
 progress() { echo "$VNIC_PROG: $*" >/dev/kmsg 2>/dev/null; }
 
@@ -58,13 +56,49 @@ nft_count() {
 		END { print v }'
 }
 
-# pool_stat NAME: a counter of skb_pool's qmempool (the only pool here)
+# pool_stat NAME: a counter of skb_pool's qmempool, the pool on the skb
+# head cache (debugfs names a pool <cache>-<id>)
 pool_stat() {
-	for f in /sys/kernel/debug/qmempool/*; do
+	for f in /sys/kernel/debug/qmempool/skbuff_head_cache-*; do
 		[ -f "$f" ] && awk -v k="$1" '$1 == k { print $2 }' "$f" && return
 	done
 	echo 0
 }
+# The skb head cache: its name in SLUB's sysfs on every kernel here
+# (6.1's skbuff_head_cache, 6.9+'s net_hotdata.skbuff_cache)
+HEAD_CACHE=skbuff_head_cache
+HEAD_SLAB=/sys/kernel/slab/$HEAD_CACHE
+
+# napi_cache_max: the heads a CPU's NAPI skb cache holds at most on this
+# kernel (napi_consume_skb() frees into it, napi_build_skb() takes from
+# it; the slab counts them as in use): 64 before 7.x, 128 in 7.x
+napi_cache_max() {
+	case $(uname -r) in
+	[1-6].*) echo 64 ;;
+	*) echo 128 ;;
+	esac
+}
+
+# heads_in_use: the skb head cache's objects in use, per the slab's own
+# count (its sysfs "objects", after a shrink, which flushes the per-CPU
+# slabs), less the heads the pool holds (in use for the slab): read
+# again, up to 10 times, while the pool's count moved meanwhile (its
+# shrinker may be giving heads back)
+heads_in_use() {
+	hu_try=0
+	while :; do
+		hu_p=$(pool_stat cached)
+		echo 1 >"$HEAD_SLAB/shrink" 2>/dev/null
+		hu_o=$(sed 's/ .*//' "$HEAD_SLAB/objects")
+		hu_try=$((hu_try + 1))
+		if [ "$(pool_stat cached)" = "$hu_p" ] || [ "$hu_try" -ge 10 ]; then
+			break
+		fi
+		sleep 0.2
+	done
+	echo $((hu_o - hu_p))
+}
+
 # settle N COMMAND...: run COMMAND, which prints a count, every 0.2 s
 # until the count reaches N or has not moved for 2 s; print the last one
 settle() {
