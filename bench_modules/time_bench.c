@@ -37,7 +37,7 @@ u64 time_bench_cycles(void)
 	return get_cycles();
 #endif
 }
-EXPORT_SYMBOL_GPL(time_bench_cycles);
+QMP_EXPORT(time_bench_cycles);
 
 /**
  * time_bench_cpus() - the online CPUs of a cpus= module parameter
@@ -73,7 +73,7 @@ int time_bench_cpus(const char *list, struct cpumask *mask)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_GPL(time_bench_cpus);
+QMP_EXPORT(time_bench_cpus);
 
 /* Per-invocation cost of one run, in picoseconds and milli-cycles */
 struct tb_sample {
@@ -187,7 +187,7 @@ int time_bench_run(const char *suite, const char *name,
 	tb_print(suite, name, -1, &sum, loops, runs, 1, ctx);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(time_bench_run);
+QMP_EXPORT(time_bench_run);
 
 struct tb_par {
 	enum time_bench_ctx ctx;
@@ -316,6 +316,6 @@ out:
 	kfree(w);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(time_bench_run_parallel);
+QMP_EXPORT(time_bench_run_parallel);
 
 MODULE_DESCRIPTION("time_bench: micro-benchmark library of the qmempool project");

@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Console logs to records: parse() reads one log, load_run() a run's
+directory (console.log and, for icount, console-init0.log) and writes its
+results.json.
+
+The benchmark line is scripts/bench-line.re's, the format's one
+definition (include/qmp/time_bench.h prints it); a line that starts like
+one and does not match it stops the report.  A test script's lines
+(vnic/forward-bench.sh: suite fwd) reach the console behind its name,
+"forward_bench: time_bench: ...", and come with "# perf:", "# fwd:" and
+"# profile:" comment lines, kept with their case.
+"""
+import datetime
+import json
+import os
+import platform
+import re
+import statistics
+import sys
+
+from .cases import INIT0, describe
+
+SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+with open(os.path.join(SCRIPTS, "bench-line.re")) as _f:
+    LINE = re.compile(_f.read().strip())
+FIELDS = re.compile(r"(\w+)=(\S+)")
+# A test script's output line, as scripts/guest-run relays it
+SCRIPT_PREFIX = re.compile(r"^[a-z0-9_]+: "
+                           r"(?=time_bench: |# (perf|fwd|profile): )")
+AUTO_INIT = re.compile(r"mem auto-init: .*"
+                       r"heap alloc:(on|off), heap free:(on|off)")
+
+
+def parse(path, variant=""):
+    """Return (records, settings) from one console log."""
+    recs, settings, boot = [], {}, {}
+    extra = {}  # fwd case -> {"perf": [...], "fwd": {...}, "profile": [...]}
+    with open(path, errors="replace") as log:
+        lines = log.readlines()
+    for raw in lines:
+        raw = re.sub(r"^\[\s*[0-9.]+\]\s*", "", raw.rstrip())
+        m = re.search(r"qmempool_bench: (init_on_alloc=.*)", raw)
+        if m:
+            settings.update(dict(FIELDS.findall(m.group(1))))
+        m = AUTO_INIT.search(raw)
+        if m:
+            boot = {"init_on_alloc": str(int(m.group(1) == "on")),
+                    "init_on_free": str(int(m.group(2) == "on"))}
+        raw = SCRIPT_PREFIX.sub("", raw)
+        m = re.match(r"# (perf|fwd|profile): (\S+?):? (.*)$", raw)
+        if m:
+            kind, name, text = m.groups()
+            x = extra.setdefault(name, {"perf": [], "fwd": {}, "profile": []})
+            if kind == "perf":
+                x["perf"].append(text)
+            elif kind == "fwd":
+                x["fwd"] = dict(FIELDS.findall(text))
+            else:
+                f = dict(FIELDS.findall(text))
+                if "sym" in f:
+                    x["profile"].append(f)
+            continue
+        if not raw.startswith("time_bench: "):
+            continue
+        if not LINE.match(raw):
+            sys.exit("bench-report: malformed line in %s: %r" % (path, raw))
+        name = raw.split()[1]
+        rec = dict(FIELDS.findall(raw))
+        suite, case = name.split("/", 1)
+        rec.update(suite=suite, case=case, variant=variant)
+        for k in ("ns", "ns_min"):
+            rec[k] = float(rec[k])
+        rec["cycles"] = None if rec["cycles"] == "-" else float(rec["cycles"])
+        for k in ("n", "runs", "cpus"):
+            rec[k] = int(rec[k])
+        recs.append(rec)
+    for r in recs:
+        x = extra.get("%s/%s" % (r["suite"], r["case"]))
+        if x:
+            r["perf"], r["profile"] = x["perf"], x["profile"]
+            r.update({"fwd_" + k: v for k, v in x["fwd"].items()})
+    for k, v in boot.items():
+        settings.setdefault(k, v)
+    return merge_boots(recs), settings
+
+
+def merge_boots(recs):
+    """A log of several boots has each case once per boot: keep one record
+    with the median of the boots' medians (ns_boots: every boot's), the
+    fastest run of all, and boots=<count>."""
+    groups = {}
+    for r in recs:
+        groups.setdefault((r["suite"], r["case"], r["ctx"]), []).append(r)
+    out = []
+    for rs in groups.values():
+        r = dict(rs[0])
+        r["boots"] = len(rs)
+        if len(rs) > 1:
+            r["ns_boots"] = [x["ns"] for x in rs]
+            r["ns"] = statistics.median(r["ns_boots"])
+            r["ns_min"] = min(x["ns_min"] for x in rs)
+            cyc = [x["cycles"] for x in rs if x["cycles"] is not None]
+            r["cycles"] = statistics.median(cyc) if cyc else None
+        out.append(r)
+    return out
+
+
+def host_cpu():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
+def load_run(vehicle, kernel, d, command):
+    """Parse run directory @d's console logs: (records, meta); writes
+    results.json there."""
+    what, unit = describe(vehicle, kernel)
+    recs, settings = parse(os.path.join(d, "console.log"))
+    if not recs:
+        sys.exit("bench-report: no result lines in %s" % d)
+    settings0 = {}
+    if os.path.exists(os.path.join(d, "console-init0.log")):
+        recs0, settings0 = parse(os.path.join(d, "console-init0.log"), INIT0)
+        if settings0.get("init_on_alloc") != "0":
+            sys.exit("bench-report: %s/console-init0.log did not run "
+                     "with init_on_alloc=0" % d)
+        recs += recs0
+    # The date of the measurement (the log's), not of this report
+    stamp = os.path.getmtime(os.path.join(d, "console.log"))
+    date = datetime.datetime.fromtimestamp(
+        stamp, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    meta = {"vehicle": what, "vehicle_key": vehicle, "unit": unit,
+            "kernel": kernel, "host_cpu": host_cpu(),
+            "host": platform.node(), "date": date, "command": command,
+            "loops": recs[0]["n"], "runs": recs[0]["runs"],
+            "settings": settings, "settings_init0": settings0,
+            "dir": os.path.basename(os.path.normpath(d))}
+    with open(os.path.join(d, "results.json"), "w") as f:
+        json.dump({"meta": meta, "results": recs}, f, indent=1)
+    return recs, meta

@@ -1,0 +1,257 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The Markdown tables of one run: each suite's, the targets', the
+forwarding tests' (with their perf stat lines and profiles); each
+function returns a list of lines."""
+import re
+
+from . import prose
+from .cases import (ALF_CASES, ALF_VARIANTS, BULKS, BULKS_2THR, FWD_MODES,
+                    INIT0, KERNEL_SUITES, POOL_ROWS, RING_COLS, SKB_ROWS,
+                    find, fwd_rows, lookup, per_packet, slab_label)
+from .targets import fwd_verdicts, targets
+
+# Symbols of the idle loop: their samples are idle time, not work
+IDLE_SYMS = re.compile(r"safe_halt|default_idle|idle_poll|mwait_idle|"
+                       r"acpi_idle|intel_idle|poll_idle|do_idle$")
+
+
+def table(head, rows):
+    """A Markdown table: @head, then @rows (lists of cells)."""
+    return ["| " + " | ".join(head) + " |",
+            "|---|" + "---:|" * (len(head) - 1)] + \
+        ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def cell(recs, suite, case, ctx="process", digits=1, variant=""):
+    """A case's ns as a table cell; n/a where the run has no such case."""
+    r = find(recs, suite, case, ctx, variant)
+    return "%.*f" % (digits, r["ns"]) if r else "n/a"
+
+
+def tables(recs, unit, kernel):
+    """The single-CPU tables of the kernel suites found in @recs (run on
+    @kernel)."""
+    suites = {r["suite"] for r in recs if r["cpus"] == 1}
+    init0 = any(r["variant"] == INIT0 for r in recs)
+    out = []
+    if "alf_queue" in suites:
+        cols = ALF_VARIANTS + ["ptr_ring"]
+        out += prose.lines("alf_table", unit=unit) + [""]
+        out += table(["case"] + cols, [
+            [c] + [cell(recs, "alf_queue", "%s_%s" % (v, c)) for v in cols]
+            for c in ALF_CASES])
+        out.append("")
+    if "qmempool" in suites:
+        head = ["pattern", slab_label(kernel), "pool",
+                slab_label(kernel, "softirq"),
+                "pool (softirq)", "pool, inline (softirq)",
+                "pool, inline called (softirq)", "objpool"]
+        if init0:
+            head += [slab_label(kernel, "softirq, init_on_alloc=0"),
+                     "pool (softirq, init_on_alloc=0)",
+                     "pool, inline (softirq, init_on_alloc=0)",
+                     "pool (init_on_alloc=0)"]
+        rows = []
+        for key, text in POOL_ROWS:
+            row = [text] + [cell(recs, "qmempool", "%s_%s" % (who, key), ctx)
+                            for ctx in ("process", "softirq")
+                            for who in ("slab", "pool")]
+            row += [cell(recs, "qmempool", "pool_%s_%s" % (how, key),
+                         "softirq") for how in ("inline", "called")]
+            row.append(cell(recs, "qmempool", "objpool_%s" % key))
+            if init0:
+                row += [cell(recs, "qmempool", "%s_%s" % (who, key),
+                             "softirq", variant=INIT0)
+                        for who in ("slab", "pool", "pool_inline")]
+                row.append(cell(recs, "qmempool", "pool_%s" % key,
+                                variant=INIT0))
+            rows.append(row)
+        out += prose.lines("pool_table", unit=unit, zeroing=(
+            "the init_on_alloc=0 columns" if init0 else
+            "init_on_alloc=0 figures")) + [""]
+        out += table(head, rows) + [""]
+    if "skb" in suites:
+        head = ["pattern", "NAPI skb cache", slab_label(kernel), "skb pool"]
+        if init0:
+            head += ["NAPI skb cache (init_on_alloc=0)",
+                     slab_label(kernel, "init_on_alloc=0"),
+                     "skb pool (init_on_alloc=0)"]
+        rows = []
+        whos = ("napi", "slab", "pool")
+        for key, text in SKB_ROWS:
+            row = [text] + [cell(recs, "skb", "%s_%s" % (who, key), "softirq")
+                            for who in whos]
+            if init0:
+                row += [cell(recs, "skb", "%s_%s" % (who, key), "softirq",
+                             variant=INIT0) for who in whos]
+            rows.append(row)
+        out += prose.lines("skb_table", unit=unit) + [""]
+        out += table(head, rows) + [""]
+    return out
+
+
+def parallel_tables(recs, unit, kernel):
+    """The cases that ran on more than one CPU (none on 1-CPU vehicles)."""
+    par = {(r["suite"], r["case"], r["ctx"]): r for r in recs
+           if r["cpus"] > 1 and r["suite"] in KERNEL_SUITES}
+    if not par:
+        return []
+
+    def c(suite, case, ctx="process"):
+        r = par.get((suite, case, ctx))
+        return "%.1f" % r["ns"] if r else "n/a"
+
+    def k(*keys):
+        return max([par[x]["cpus"] for x in keys if x in par] or [0])
+
+    rows = []
+    for key, text in (("reuse_allcpu", "reuse, every CPU at once"),
+                      ("xcpu", "alloc on CPU A, free on CPU B")):
+        n = k(*[("qmempool", "%s_%s" % (w, key), x)
+                for w in ("slab", "pool") for x in ("process", "softirq")])
+        rows.append(["%s (%d CPUs)" % (text, n)] +
+                    [c("qmempool", "%s_%s" % (w, key), x)
+                     for x in ("process", "softirq")
+                     for w in ("slab", "pool")])
+    rows.append(["handoff alone, A to B (no allocation)"] +
+                [c("qmempool", "handoff_xcpu", x)
+                 for x in ("process", "softirq") for w in ("slab", "pool")])
+    out = prose.lines("parallel_table", unit=unit) + [""]
+    out += table(["case", slab_label(kernel), "pool",
+                  slab_label(kernel, "softirq"), "pool (softirq)"], rows)
+    n = k(("alf_queue", "mpmc_parallel_bulk8", "process"))
+    out += ["", prose.text("parallel_alf", cpus=n, unit=unit,
+                           figure=c("alf_queue", "mpmc_parallel_bulk8")), ""]
+    return out
+
+
+def ring_tables(recs, unit):
+    """ring_user: the ALF queue beside rte_ring and ck_ring, user space."""
+    out = prose.lines("ring_table", unit=unit) + [""]
+    rows = [["bulk%d" % n] +
+            [cell(recs, "ring_user", "%s_bulk%d" % (c, n), "user", 2)
+             for c in RING_COLS] for n in BULKS]
+
+    def best(case):
+        r = find(recs, "ring_user", case, "user")
+        return "%.2f (%.2f)" % (r["ns_min"], r["ns"]) if r else "n/a"
+
+    rows += [["2 threads, bulk%d: best (median)" % n] +
+             [best("%s_2thr_bulk%d" % (c, n)) for c in RING_COLS]
+             for n in BULKS_2THR]
+    return out + table(["case"] + RING_COLS, rows) + [
+        ""] + prose.lines("ring_notes")
+
+
+def target_table(vehicle, recs, kernel=""):
+    """The targets of this run of @vehicle on @kernel: figure, target,
+    met."""
+    rows = targets(vehicle, recs, kernel)
+    if not rows:
+        return []
+    return prose.lines("targets_table") + [""] + table(
+        ["figure", "this run", "target", "met"],
+        [[t, f, "<= %g" % lim, "yes" if ok else "**no**"]
+         for t, f, lim, ok in rows]) + [""]
+
+
+def order_table(recs, unit):
+    """The order cases: LIFO, FIFO and bottom-drained LIFO model caches,
+    objects written."""
+    if not find(recs, "qmempool", "order_lifo_write_reuse", "softirq"):
+        return []
+    models = ("lifo", "fifo", "lifo_bottom")
+    rows = []
+    for key, text in POOL_ROWS[2:4]:
+        for ctx in ("process", "softirq"):
+            v = {m: lookup(recs, "qmempool", "order_%s_%s" % (m, key), ctx)
+                 for m in models}
+            rows.append([text, ctx] +
+                        ["%.1f" % v[m] if v[m] is not None else "n/a"
+                         for m in models] +
+                        ["%.2f" % (v[m] / v["lifo"])
+                         if v["lifo"] and v[m] else "n/a"
+                         for m in models[1:]])
+    return prose.lines("order_table", unit=unit) + [""] + table(
+        ["pattern", "context", "LIFO", "FIFO", "LIFO bottom",
+         "FIFO / LIFO", "LIFO bottom / LIFO"], rows) + [""]
+
+
+def fwd_unit(clock, cpus, unit):
+    """What a forwarding row's figures are."""
+    n = "%d vCPU%s" % (cpus, "s" * (cpus > 1))
+    return {"icount": "instructions (-icount, %s)" % n,
+            "tcg": "EMULATED ns (plain TCG, %s): not time" % n}.get(
+                clock, per_packet(unit))
+
+
+def pct(a, b):
+    """@b against @a, in percent."""
+    return "%+.1f%%" % ((b - a) * 100.0 / a) if a and b is not None else "n/a"
+
+
+def fwd_tables(recs, unit):
+    """vnic/forward-bench.sh: stock against pool per test, the perf stat
+    summary of each median run and, where profiled, the functions whose
+    cost differs most between the modes."""
+    rows = []
+    for key, text, cpus, clock in fwd_rows(recs):
+        rs = [find(recs, "fwd", "%s_%s" % (key, m), "softirq")
+              for m, _ in FWD_MODES]
+        ns = [r["ns"] if r else None for r in rs]
+        pps = ["{:,}".format(int(r["fwd_pps"])) if r and "fwd_pps" in r
+               else "n/a" for r in rs]
+        rows.append([text, str(cpus), fwd_unit(clock, cpus, unit)] +
+                    ["%.1f" % x if x is not None else "n/a" for x in ns] +
+                    [pct(ns[0], ns[1])] + pps)
+    first = next(r for r in recs if r["suite"] == "fwd")
+    out = prose.lines("fwd_table", packets=int(first["n"]),
+                      runs=int(first["runs"])) + [""]
+    out += table(["test", "CPUs", "unit", "stock", "pool", "delta",
+                  "stock packets/s", "pool packets/s"], rows)
+    verdicts = ["%s: %s: %s (%+.1f%%)" % (text, what,
+                                          "met" if ok else "MISSED", d * 100)
+                for text, what, ok, d in fwd_verdicts(recs)]
+    if verdicts:
+        out += ["", prose.text("fwd_targets", verdicts="; ".join(verdicts))]
+    perf = []
+    for key, text, _, _ in fwd_rows(recs):
+        for m, label in FWD_MODES:
+            r = find(recs, "fwd", "%s_%s" % (key, m), "softirq")
+            if r and r.get("perf"):
+                perf.append("- %s, %s: %s" % (text, label,
+                                              "; ".join(r["perf"])))
+    if perf:
+        out += ["", prose.text("fwd_perf"), ""] + perf
+    for key, text, cpus, clock in fwd_rows(recs):
+        out += fwd_profile(recs, key, text, fwd_unit(clock, cpus, unit))
+    return out + [""]
+
+
+def fwd_profile(recs, key, text, unit):
+    """The functions whose share of the samples differs most between stock
+    and pool, scaled to each mode's figure per packet."""
+    rs = [find(recs, "fwd", "%s_%s" % (key, m), "softirq")
+          for m, _ in FWD_MODES]
+    if not all(r and r.get("profile") for r in rs):
+        return []
+    per = []  # per mode: symbol -> unit per packet
+    for r in rs:
+        d = {}
+        for f in r["profile"]:
+            if not IDLE_SYMS.search(f["sym"]):
+                d[f["sym"]] = d.get(f["sym"], 0) + int(f["samples"])
+        tot = sum(d.values()) or 1
+        per.append({k: v * r["ns"] / tot for k, v in d.items()})
+    syms = set(per[0]) | set(per[1])
+    delta = sorted(syms, key=lambda s: (-abs(per[1].get(s, 0) -
+                                             per[0].get(s, 0)), s))[:16]
+    rows = [[s, "%.0f" % per[0].get(s, 0), "%.0f" % per[1].get(s, 0),
+             "%+.0f" % (per[1].get(s, 0) - per[0].get(s, 0))] for s in delta]
+    rows.append(["every function perf listed (idle loop excluded): the "
+                 "figure of the table above", "%.0f" % rs[0]["ns"],
+                 "%.0f" % rs[1]["ns"], "%+.0f" % (rs[1]["ns"] - rs[0]["ns"])])
+    f = rs[0]["profile"][0]
+    return [""] + prose.lines("fwd_profile", test=text, unit=unit,
+                              period=f["period"], count=len(delta)) + \
+        [""] + table(["function", "stock", "pool", "pool - stock"], rows)
