@@ -13,6 +13,26 @@ export QMP_CACHE
 # Debian suite and mirror of the guest root file system.
 QMP_SUITE=${QMP_SUITE:-bookworm}
 QMP_MIRROR=${QMP_MIRROR:-http://deb.debian.org/debian}
+QMP_SECURITY_MIRROR=${QMP_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+
+# The packages of the guests' root trees besides minbase (scripts/mkrootfs's
+# $QMP_SUITE tree; scripts/pkg-journey's tree of each Debian release)
+QMP_GUEST_PACKAGES=kmod,iproute2,procps,util-linux,nftables,iptables,linux-perf
+
+# Debian 13 (trixie, its updates, security and backports): the suite of the
+# newer test kernels (6.12.*+deb13, and 7.x from trixie-backports), of
+# their linux-source and of the build root (scripts/mkbuildroot).  apt
+# reaches it through a private configuration under $QMP_TRIXIE_APT (its
+# own sources, lists, cache and an empty dpkg status): the host's apt
+# configuration and its package lists stay as they are.
+QMP_TRIXIE=${QMP_TRIXIE:-trixie}
+QMP_TRIXIE_APT=${QMP_TRIXIE_APT:-$QMP_CACHE/apt-$QMP_TRIXIE}
+
+# The version of the modules and the packages: debian/changelog's first
+# entry, the one source of it (Kbuild reads it there too).
+qmp_version() {
+	sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$QMP_TOP/debian/changelog"
+}
 
 qmp_log()  { printf '%s: %s\n' "$QMP_PROG" "$*"; }
 qmp_die()  { printf '%s: error: %s\n' "$QMP_PROG" "$*" >&2; exit 1; }
@@ -37,6 +57,30 @@ qmp_need_root() {
 	[ "$(id -u)" -eq 0 ] || qmp_die "must run as root"
 }
 
+# qmp_apt_trixie apt-get|apt-cache ARGS...: the command with the private
+# Debian 13 configuration (see QMP_TRIXIE_APT); `qmp_apt_trixie_update`
+# writes the configuration and fetches the lists (root).
+qmp_apt_trixie() {
+	local cmd=$1 a=$QMP_TRIXIE_APT
+	shift
+	"$cmd" -o Dir::Etc::SourceList="$a/sources.list" \
+		-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$a/lists" \
+		-o Dir::Cache="$a/cache" -o Dir::State::status=/dev/null \
+		"$@"
+}
+qmp_apt_trixie_update() {
+	local a=$QMP_TRIXIE_APT s key=/usr/share/keyrings/debian-archive-keyring.gpg
+	mkdir -p "$a/lists/partial" "$a/cache/archives/partial"
+	chown _apt "$a/lists/partial" "$a/cache/archives/partial" 2>/dev/null || true
+	{
+		for s in "$QMP_TRIXIE" "$QMP_TRIXIE-updates" "$QMP_TRIXIE-backports"; do
+			echo "deb [signed-by=$key] $QMP_MIRROR $s main"
+		done
+		echo "deb [signed-by=$key] $QMP_SECURITY_MIRROR $QMP_TRIXIE-security main"
+	} >"$a/sources.list"
+	qmp_apt_trixie apt-get update -q
+}
+
 # The test kernels: Debian's stock kernels the guests boot, fetched by
 # scripts/setup with `apt-get download` and unpacked with dpkg-deb (never
 # installed on this host) into $QMP_KCACHE/<version>/, a merged-/usr tree:
@@ -53,6 +97,29 @@ qmp_kmodules() { printf '%s\n' "$QMP_KCACHE/$1/usr/lib/modules/$1"; }
 # KDIR of the test kernel $1: `make -C "$(qmp_kdir V)" M=...` builds for it.
 qmp_kdir()     { printf '%s\n' "$QMP_KCACHE/$1/usr/src/linux-headers-$1"; }
 
+# True if this host can build modules for the kernel build directory $1
+# itself: the compiler Debian's headers name (.kernelvariables' CC, e.g.
+# gcc-14) is installed, and kbuild's helper programs (modpost, objtool,
+# resolve_btfids, fixdep) run with the host's C library.  Debian 13's
+# kernels fail both on Debian 12 (gcc-12, glibc 2.36): scripts/kmake
+# builds for them in the Debian 13 build root (scripts/mkbuildroot).
+qmp_host_kbuild() {
+	local kdir=$1 cc f
+	cc=$(sed -n 's/^CC = .*)\(gcc-[0-9]*\)$/\1/p' "$kdir/.kernelvariables" 2>/dev/null)
+	if [ -n "$cc" ]; then
+		command -v "$cc" >/dev/null || return 1
+	fi
+	for f in "$kdir"/scripts/mod/modpost* "$kdir"/scripts/basic/fixdep \
+		"$kdir"/tools/objtool/objtool* "$kdir"/tools/bpf/resolve_btfids/resolve_btfids; do
+		[ -f "$f" ] || continue
+		! LC_ALL=C ldd "$f" 2>&1 | grep -q 'not found' || return 1
+	done
+	return 0
+}
+
+# The Debian 13 build root of scripts/mkbuildroot
+QMP_BUILDROOT=${QMP_BUILDROOT:-$QMP_CACHE/buildroot-$QMP_TRIXIE}
+
 # The test kernels unpacked in the cache, one version per line, sorted -V.
 # QMP_KERNELS="v1 v2" narrows the list to those versions (scripts/setup
 # fetches the versions it names).
@@ -65,6 +132,18 @@ qmp_kernels() {
 	for d in "$QMP_KCACHE"/*/; do
 		[ -f "$d/packages" ] && basename "$d"
 	done | sort -V
+}
+
+# The linux-source tarball of kernel series $1 (e.g. 7.3): Debian 13's,
+# unpacked into the cache by scripts/setup, or the host's installed
+# linux-source-<series> package's; nothing if neither is there.
+qmp_linux_source() {
+	local f
+	for f in "$QMP_CACHE/linux-source/linux-source-$1.tar.xz" \
+		"/usr/src/linux-source-$1.tar.xz"; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 0
 }
 
 # Unpack the .deb $1 into the directory $2 as dpkg-deb -x does, but with
@@ -93,11 +172,14 @@ qmp_copy_tree() {
 }
 
 # Payload disk contents for scripts/guest-run: the modules built in
-# SRC at their relative paths, CONF as modules.conf, and guest-run.
+# SRC at their relative paths, CONF as modules.conf, guest-run, and the
+# KTAP writer of the test scripts at its place in the source tree
+# (scripts/ktap.sh).
 qmp_payload() {
 	local src=$1 conf=$2 payload=$3
 	rm -rf "$payload"
-	mkdir -p "$payload"
+	mkdir -p "$payload/scripts"
+	cp "$QMP_SCRIPTS/ktap.sh" "$payload/scripts/"
 	(cd "$src" && find . -name '*.ko' -exec cp --parents -t "$payload" {} +)
 	# The test scripts the configuration runs, and their directories'
 	# helper scripts
@@ -113,6 +195,37 @@ qmp_lock_cache() {
 	mkdir -p "$QMP_CACHE"
 	exec 9>"$QMP_CACHE/lock"
 	flock 9
+}
+
+# qmp_debootstrap SUITE PACKAGES DIR: a Debian minbase tree of SUITE with
+# PACKAGES (comma-separated) in DIR, made when missing or when the suite,
+# the mirror or the list changed (DIR.stamp); the log is DIR.log.
+qmp_debootstrap() {
+	local suite=$1 pkgs=$2 dir=$3 want t0=$SECONDS
+	want="$suite $QMP_MIRROR $pkgs"
+	[ "$(cat "$dir.stamp" 2>/dev/null)" != "$want" ] || return 0
+	command -v debootstrap >/dev/null || qmp_die "no debootstrap: run scripts/setup"
+	qmp_log "debootstrap $suite ($pkgs) into $dir ..." >&2
+	rm -rf "$dir.tmp" "$dir.stamp"
+	if ! debootstrap --variant=minbase --include="$pkgs" \
+		"$suite" "$dir.tmp" "$QMP_MIRROR" >"$dir.log" 2>&1; then
+		tail -n 20 "$dir.log" >&2
+		qmp_die "debootstrap failed, see $dir.log"
+	fi
+	rm -rf "$dir"
+	mv "$dir.tmp" "$dir"
+	echo "$want" >"$dir.stamp"
+	qmp_log "debootstrap of $dir done in $((SECONDS - t0))s" >&2
+}
+
+# The Debian suite whose tools belong to kernel $1: Debian's kernel
+# releases end in +deb<N>-<flavour> since 6.12 (6.1's do not: Debian 12)
+qmp_kernel_suite() {
+	case $1 in
+	*+deb13-*) echo trixie ;;
+	*+deb14-*) echo forky ;;
+	*) echo bookworm ;;
+	esac
 }
 
 # Build an ext4 image IMG of the directory DIR (no loop mount needed).
