@@ -38,6 +38,7 @@
 #include <linux/tracepoint.h>
 #include <qmp/kasan.h>
 #include <qmp/ktap.h>
+#include <qmp/pool_check.h>
 #include <qmp/version.h>
 #include <trace/events/error_report.h>
 
@@ -146,65 +147,6 @@ static void test_poisoned_read_reported(struct qmp_test *t)
 	kmem_cache_destroy(c);
 }
 
-static void test_pool_read_after_free(struct qmp_test *t)
-{
-	struct kmem_cache *c;
-	struct qmempool *p;
-	u8 *obj;
-
-	if (!IS_ENABLED(CONFIG_KASAN_GENERIC)) {
-		qmp_test_skip(t, "no generic KASAN in this kernel");
-		return;
-	}
-	c = test_cache(t);
-	if (!c)
-		return;
-	p = qmempool_create(64, 256, 0, c, GFP_KERNEL);
-	if (QMP_EXPECT(t, !IS_ERR(p), "qmempool_create failed: %d",
-		       PTR_ERR_OR_ZERO(p))) {
-		obj = qmempool_alloc(p, GFP_KERNEL);
-		if (QMP_EXPECT(t, obj, "qmempool_alloc failed")) {
-			qmempool_free(p, obj);
-			expect_reported_read(t, obj);
-		}
-		qmempool_destroy(p);
-	}
-	kmem_cache_destroy(c);
-}
-
-/*
- * Take every object @pool holds for this CPU (its local cache, its node's
- * shared queue) and one more: @obj (if not NULL) must come out once, no
- * object twice; all go back.  The caller is pinned (migrate_disable()).
- */
-static void expect_each_once(struct qmp_test *t, struct qmempool *pool,
-			     void *obj)
-{
-	unsigned int i, j, n, seen = 0, dups = 0;
-	void **objs;
-
-	n = qmempool_cached_cpu(pool, smp_processor_id()) +
-	    qmempool_cached_node(pool, numa_mem_id()) + 1;
-	objs = kcalloc(n, sizeof(*objs), GFP_KERNEL);
-	if (!QMP_EXPECT(t, objs, "out of memory"))
-		return;
-	for (i = 0; i < n; i++) {
-		objs[i] = qmempool_alloc(pool, GFP_KERNEL);
-		if (!QMP_EXPECT(t, objs[i], "allocation failed"))
-			break;
-		seen += objs[i] == obj;
-		for (j = 0; j < i; j++)
-			dups += objs[j] == objs[i];
-	}
-	n = i;
-	for (i = 0; i < n; i++)
-		qmempool_free(pool, objs[i]);
-	kfree(objs);
-	QMP_EXPECT(t, !dups, "%u objects handed out twice", dups);
-	if (obj)
-		QMP_EXPECT(t, seen == 1, "the object came out %u times", seen);
-}
-
 /* Free @bad into @pool: a report @report, counted, nothing stored */
 static void expect_bad_free(struct qmp_test *t, struct qmempool *pool,
 			    void *bad, const char *report, const char *what)
@@ -249,6 +191,21 @@ static void with_kasan_pool(struct qmp_test *t,
 	kmem_cache_destroy(c);
 }
 
+static void do_pool_read_after_free(struct qmp_test *t, struct qmempool *p)
+{
+	u8 *obj = qmempool_alloc(p, GFP_KERNEL);
+
+	if (!QMP_EXPECT(t, obj, "qmempool_alloc failed"))
+		return;
+	qmempool_free(p, obj);
+	expect_reported_read(t, obj);
+}
+
+static void test_pool_read_after_free(struct qmp_test *t)
+{
+	with_kasan_pool(t, do_pool_read_after_free);
+}
+
 static void do_pool_double_free(struct qmp_test *t, struct qmempool *p)
 {
 	void *obj = qmempool_alloc(p, GFP_KERNEL);
@@ -257,7 +214,7 @@ static void do_pool_double_free(struct qmp_test *t, struct qmempool *p)
 		return;
 	qmempool_free(p, obj);
 	expect_bad_free(t, p, obj, DOUBLE_FREE, "a second free");
-	expect_each_once(t, p, obj);
+	qmp_expect_each_once(t, p, obj, "after a second free");
 }
 
 static void test_pool_double_free(struct qmp_test *t)
@@ -287,7 +244,7 @@ static void do_pool_invalid_free(struct qmp_test *t, struct qmempool *p)
 		kmem_cache_destroy(other);
 	}
 	qmempool_free(p, obj);
-	expect_each_once(t, p, obj);
+	qmp_expect_each_once(t, p, obj, "after the invalid frees");
 }
 
 static void test_pool_invalid_free(struct qmp_test *t)
@@ -305,7 +262,7 @@ static void do_pool_free_after_slab_free(struct qmp_test *t,
 		return;
 	kmem_cache_free(p->kmem, obj);
 	expect_bad_free(t, p, obj, DOUBLE_FREE, "a free after the slab's");
-	expect_each_once(t, p, NULL);
+	qmp_expect_each_once(t, p, NULL, "after a free after the slab's");
 }
 
 static void test_pool_free_after_slab_free(struct qmp_test *t)

@@ -9,44 +9,11 @@
 #include <linux/irq_work.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <qmp/pool_check.h>
 #include "qmempool_test.h"
 
 #define DOUBLE_FREE	"qmempool: BUG: double-free"
 #define INVALID_FREE	"qmempool: BUG: invalid-free"
-
-/*
- * Take every object @pool holds for this CPU (its local cache, its node's
- * shared queue) and one more: @obj (if not NULL) must come out once, no
- * object twice; all go back.  The caller is pinned (migrate_disable()).
- */
-static void expect_each_once(struct qmp_test *t, struct qmempool *pool,
-			     void *obj, const char *when)
-{
-	unsigned int i, j, n, seen = 0, dups = 0;
-	void **objs;
-
-	n = qmempool_cached_cpu(pool, smp_processor_id()) +
-	    qmempool_cached_node(pool, numa_mem_id()) + 1;
-	objs = kcalloc(n, sizeof(*objs), GFP_KERNEL);
-	if (!QMP_EXPECT(t, objs, "out of memory"))
-		return;
-	for (i = 0; i < n; i++) {
-		objs[i] = qmempool_alloc(pool, GFP_KERNEL);
-		if (!QMP_EXPECT(t, objs[i], "%s: allocation failed", when))
-			break;
-		seen += objs[i] == obj;
-		for (j = 0; j < i; j++)
-			dups += objs[j] == objs[i];
-	}
-	n = i;
-	for (i = 0; i < n; i++)
-		qmempool_free(pool, objs[i]);
-	kfree(objs);
-	QMP_EXPECT(t, !dups, "%s: %u objects handed out twice", when, dups);
-	if (obj)
-		QMP_EXPECT(t, seen == 1, "%s: the object came out %u times",
-			   when, seen);
-}
 
 /*
  * Free @obj twice (the second a report), then allocate everything: @obj
@@ -63,7 +30,7 @@ static void double_free_then_alloc(struct qmp_test *t, struct qmempool *pool,
 	QMP_EXPECT(t, qmempool_bad_frees(pool) == bad + 1,
 		   "%lu bad frees counted, expected %lu",
 		   qmempool_bad_frees(pool), bad + 1);
-	expect_each_once(t, pool, obj, "after a double free");
+	qmp_expect_each_once(t, pool, obj, "after a double free");
 }
 
 /*
@@ -136,7 +103,7 @@ static void do_double_free(struct qmp_test *t, struct qmempool *pool)
 	QMP_EXPECT(t, qmempool_bad_frees(pool) == bad + 2,
 		   "%lu bad frees counted after a double free in hardirq context, expected %lu",
 		   qmempool_bad_frees(pool), bad + 2);
-	expect_each_once(t, pool, obj, "after a double free in hardirq context");
+	qmp_expect_each_once(t, pool, obj, "after a double free in hardirq context");
 	/* Nothing in a local cache: every free went through the checks */
 	QMP_EXPECT(t, !qmempool_cached_cpu(pool, raw_smp_processor_id()),
 		   "a debug pool's local cache holds %u objects",
@@ -191,7 +158,7 @@ static void do_invalid_free(struct qmp_test *t, struct qmempool *pool)
 	expect_invalid_free(t, pool, not_slab, "a module's static array");
 	/* The pool still works and holds each object once */
 	qmempool_free(pool, obj);
-	expect_each_once(t, pool, obj, "after the invalid frees");
+	qmp_expect_each_once(t, pool, obj, "after the invalid frees");
 }
 
 void test_debug_invalid_free(struct qmp_test *t)

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pool_check.h - a check the test modules share on a pool they test:
+ * after a bad free, each object the pool holds for this CPU comes out of
+ * it once.  Test code only (qmempool_test.ko, qmempool_kasan_test.ko).
+ */
+#ifndef _QMP_POOL_CHECK_H
+#define _QMP_POOL_CHECK_H
+
+#include <linux/qmempool.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/topology.h>
+#include <qmp/ktap.h>
+
+/*
+ * Take every object @pool holds for this CPU (its local cache, its node's
+ * shared queue) and one more: @obj (if not NULL) must come out once, no
+ * object twice; all go back.  @when names the moment in a failed check.
+ * The caller is pinned (migrate_disable()).
+ */
+static inline void qmp_expect_each_once(struct qmp_test *t,
+					struct qmempool *pool, void *obj,
+					const char *when)
+{
+	unsigned int i, j, n, seen = 0, dups = 0;
+	void **objs;
+
+	n = qmempool_cached_cpu(pool, smp_processor_id()) +
+	    qmempool_cached_node(pool, numa_mem_id()) + 1;
+	objs = kcalloc(n, sizeof(*objs), GFP_KERNEL);
+	if (!QMP_EXPECT(t, objs, "%s: out of memory", when))
+		return;
+	for (i = 0; i < n; i++) {
+		objs[i] = qmempool_alloc(pool, GFP_KERNEL);
+		if (!QMP_EXPECT(t, objs[i], "%s: allocation failed", when))
+			break;
+		seen += objs[i] == obj;
+		for (j = 0; j < i; j++)
+			dups += objs[j] == objs[i];
+	}
+	n = i;
+	for (i = 0; i < n; i++)
+		qmempool_free(pool, objs[i]);
+	kfree(objs);
+	QMP_EXPECT(t, !dups, "%s: %u objects handed out twice", when, dups);
+	if (obj)
+		QMP_EXPECT(t, seen == 1, "%s: the object came out %u times",
+			   when, seen);
+}
+
+#endif /* _QMP_POOL_CHECK_H */
