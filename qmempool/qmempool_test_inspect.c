@@ -62,19 +62,15 @@ static struct kretprobe btf_probe = {
 };
 
 /*
- * A BTF blob (vmalloc()ed: the reader's caller frees it) of one type
- * whose struct btf_type carries @info and is followed by @extra zero
- * bytes, named "t"
+ * A zeroed BTF blob (vmalloc()ed) with its header filled in: @type_len
+ * bytes of types after the header, then @str_len bytes of strings
  */
-static void *make_blob(u32 info, u32 extra, size_t *size)
+static struct btf_header *new_blob(u32 type_len, u32 str_len, size_t *size)
 {
-	static const char strs[] = "\0t";
 	u32 hdr_len = offsetofend(struct btf_header, str_len);
-	u32 type_len = sizeof(struct btf_type) + extra;
 	struct btf_header *h;
-	struct btf_type *t;
 
-	*size = hdr_len + type_len + sizeof(strs);
+	*size = hdr_len + type_len + str_len;
 	h = vzalloc(*size);
 	if (!h)
 		return NULL;
@@ -84,8 +80,26 @@ static void *make_blob(u32 info, u32 extra, size_t *size)
 	h->type_off = 0;
 	h->type_len = type_len;
 	h->str_off = type_len;
-	h->str_len = sizeof(strs);
-	t = (void *)h + hdr_len;
+	h->str_len = str_len;
+	return h;
+}
+
+/*
+ * A BTF blob (vmalloc()ed: the reader's caller frees it) of one type
+ * whose struct btf_type carries @info and is followed by @extra zero
+ * bytes, named "t"
+ */
+static void *make_blob(u32 info, u32 extra, size_t *size)
+{
+	static const char strs[] = "\0t";
+	u32 type_len = sizeof(struct btf_type) + extra;
+	struct btf_header *h;
+	struct btf_type *t;
+
+	h = new_blob(type_len, sizeof(strs), size);
+	if (!h)
+		return NULL;
+	t = (void *)h + h->hdr_len;
 	t->name_off = 1;
 	t->info = info;
 	t->size = 4;
@@ -105,7 +119,6 @@ static void *make_layout_blob(u32 step, size_t *size)
 		"kmem_cache", "ctor", "flags", "name", "object_size", "size",
 		"red_left_pad", "slab", "slab_cache" };
 	enum { CACHE, FIRST_MEMBER, SLAB = 7, SLAB_CACHE, NR_NAMES };
-	u32 hdr_len = offsetofend(struct btf_header, str_len);
 	u32 nc = SLAB - FIRST_MEMBER, i, name_off[NR_NAMES], str_len = 1;
 	u32 type_len = 2 * sizeof(struct btf_type) +
 		       (nc + 1) * sizeof(struct btf_member);
@@ -118,20 +131,13 @@ static void *make_layout_blob(u32 step, size_t *size)
 		name_off[i] = str_len;
 		str_len += strlen(names[i]) + 1;
 	}
-	*size = hdr_len + type_len + str_len;
-	h = vzalloc(*size);
+	h = new_blob(type_len, str_len, size);
 	if (!h)
 		return NULL;
-	h->magic = BTF_MAGIC;
-	h->version = BTF_VERSION;
-	h->hdr_len = hdr_len;
-	h->type_len = type_len;
-	h->str_off = type_len;
-	h->str_len = str_len;
-	strs = (char *)h + hdr_len + type_len;
+	strs = (char *)h + h->hdr_len + type_len;
 	for (i = 0; i < NR_NAMES; i++)
-		strcpy(strs + name_off[i], names[i]);
-	t = (void *)h + hdr_len;
+		memcpy(strs + name_off[i], names[i], strlen(names[i]) + 1);
+	t = (void *)h + h->hdr_len;
 	t->name_off = name_off[CACHE];
 	t->info = BTF_KIND_STRUCT << 24 | nc;
 	t->size = nc * step;
