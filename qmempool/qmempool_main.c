@@ -19,6 +19,7 @@
 #include <linux/shrinker.h>
 #include <qmp/cache_info.h>
 #include <qmp/compat.h>
+#include <qmp/pool_take.h>
 #include <qmp/version.h>
 
 static enum cpuhp_state qmempool_cpuhp_state;
@@ -56,12 +57,6 @@ static unsigned long qmempool_mark_of(const void *obj)
 	return (unsigned long)obj ^ qmempool_mark_secret;
 }
 
-/* Whether @pool marks its objects: debug mode, objects that hold a mark */
-static bool qmempool_marks(struct qmempool *pool)
-{
-	return pool->debug && pool->obj_size >= sizeof(unsigned long);
-}
-
 static void qmempool_mark(struct qmempool *pool, void **objs, unsigned int n)
 {
 	unsigned int i;
@@ -69,16 +64,6 @@ static void qmempool_mark(struct qmempool *pool, void **objs, unsigned int n)
 	if (qmempool_marks(pool))
 		for (i = 0; i < n; i++)
 			*(unsigned long *)objs[i] = qmempool_mark_of(objs[i]);
-}
-
-static void qmempool_unmark(struct qmempool *pool, void **objs,
-			    unsigned int n)
-{
-	unsigned int i;
-
-	if (qmempool_marks(pool))
-		for (i = 0; i < n; i++)
-			*(unsigned long *)objs[i] = 0;
 }
 
 static struct alf_queue *sharedq_of(struct qmempool *pool, int node)
@@ -154,10 +139,9 @@ static unsigned int qmempool_slab_alloc(struct qmempool *pool, gfp_t gfp,
 }
 
 /*
- * KASAN: mark @n objects as in the pool (before they enter a queue), or
- * as handed out (after they leave it, before anybody writes them, and
- * before the slab gets them back: its free checks the first granule).
- * Both are empty without generic KASAN.
+ * KASAN: mark @n objects as in the pool (before they enter a queue); the
+ * way back is qmempool_unpoison() (include/qmp/pool_take.h).  Empty
+ * without generic KASAN.
  */
 static void qmempool_poison(struct qmempool *pool, void **objs,
 			    unsigned int n)
@@ -167,16 +151,6 @@ static void qmempool_poison(struct qmempool *pool, void **objs,
 	if (IS_ENABLED(CONFIG_KASAN_GENERIC))
 		for (i = 0; i < n; i++)
 			qmp_kasan_poison(objs[i], pool->obj_size);
-}
-
-static void qmempool_unpoison(struct qmempool *pool, void **objs,
-			      unsigned int n)
-{
-	unsigned int i;
-
-	if (IS_ENABLED(CONFIG_KASAN_GENERIC))
-		for (i = 0; i < n; i++)
-			qmp_kasan_unpoison(objs[i], pool->obj_size);
 }
 
 /*
@@ -262,39 +236,29 @@ static unsigned int qmempool_move(struct qmempool *pool)
 }
 
 /*
- * The allocation of a debug pool, whose local caches and refill queues
- * stay empty: one object from the shared queue, unmarked, else from the
- * slab as for any pool, the rest of the bulk into the shared queue.
+ * A debug pool's allocation first takes one object from the shared queue
+ * (its local caches and refill queues stay empty), unmarked, else NULL.
  */
-static noinline void *qmempool_alloc_debug(struct qmempool *pool,
-					   gfp_t gfp_mask, bool init)
+static void *qmempool_alloc_debug(struct qmempool *pool, gfp_t gfp_mask,
+				  bool init)
 {
-	void *objs[QMEMPOOL_BULK], *elem;
-	unsigned int n;
+	void *elem;
 
-	if (alf_mc_dequeue(sharedq_of(pool, numa_mem_id()), &elem, 1)) {
-		qmempool_count(pool, alloc_shared, 1);
-		qmempool_unpoison(pool, &elem, 1);
-		qmempool_unmark(pool, &elem, 1);
-		if (init && want_init_on_alloc(gfp_mask))
-			memset(elem, 0, pool->obj_size);
-		return elem;
-	}
-	n = qmempool_slab_alloc(pool, init ? qmempool_slab_gfp(gfp_mask) :
-				gfp_mask, objs, QMEMPOOL_BULK);
-	if (!n) {
-		qmempool_count(pool, alloc_fail, 1);
+	if (!alf_mc_dequeue(sharedq_of(pool, numa_mem_id()), &elem, 1))
 		return NULL;
-	}
-	qmempool_count(pool, alloc_slab, n);
-	qmempool_spill(pool, objs + 1, n - 1);
-	return objs[0];
+	qmempool_count(pool, alloc_shared, 1);
+	qmempool_unpoison(pool, &elem, 1);
+	qmempool_unmark(pool, &elem, 1);
+	if (init && want_init_on_alloc(gfp_mask))
+		memset(elem, 0, pool->obj_size);
+	return elem;
 }
 
 /*
  * The slab part of __qmempool_alloc_slow(), out of line so that the refill
  * from the shared queue has no array on its stack to set up.  A debug
- * pool's allocations all come here (its refill queues are empty).
+ * pool's allocations all come here: what it does not hand out goes to the
+ * shared queue, not to a local cache.
  */
 static noinline void *qmempool_alloc_slab(struct qmempool *pool,
 					  enum qmempool_ctx ctx,
@@ -303,8 +267,11 @@ static noinline void *qmempool_alloc_slab(struct qmempool *pool,
 	void *objs[QMEMPOOL_BULK];
 	unsigned int n;
 
-	if (pool->debug)
-		return qmempool_alloc_debug(pool, gfp_mask, init);
+	if (pool->debug) {
+		objs[0] = qmempool_alloc_debug(pool, gfp_mask, init);
+		if (objs[0])
+			return objs[0];
+	}
 	n = qmempool_slab_alloc(pool, init ? qmempool_slab_gfp(gfp_mask) :
 				gfp_mask, objs, QMEMPOOL_BULK);
 	if (!n) {
@@ -312,7 +279,10 @@ static noinline void *qmempool_alloc_slab(struct qmempool *pool,
 		return NULL;
 	}
 	qmempool_count(pool, alloc_slab, n);
-	qmempool_stash(pool, ctx, objs + 1, n - 1);
+	if (pool->debug)
+		qmempool_spill(pool, objs + 1, n - 1);
+	else
+		qmempool_stash(pool, ctx, objs + 1, n - 1);
 	return objs[0];
 }
 
@@ -800,19 +770,6 @@ static void qmempool_drain(struct qmempool *pool, int node)
 		kmem_cache_free_bulk(pool->kmem, n, objs);
 }
 
-/*
- * Up to @n objects off the top of @c into @objs; returns how many.  The
- * caller has the exclusion of @c's CPU, or that CPU is dead.
- */
-static unsigned int qmempool_pop_bulk(struct qmempool_percpu *c, void **objs,
-				      unsigned int n)
-{
-	n = min_t(unsigned long, n, c->count);
-	WRITE_ONCE(c->count, c->count - n);
-	memcpy(objs, c->objs + c->count, n * sizeof(*objs));
-	return n;
-}
-
 /* CPU hotplug, after @cpu died: move its local cache to its node */
 static int qmempool_cpu_dead(unsigned int cpu, struct hlist_node *node)
 {
@@ -998,56 +955,6 @@ unsigned int qmempool_cached_cpu(struct qmempool *pool, int cpu)
 	return READ_ONCE(per_cpu_ptr(pool->percpu, cpu)->count);
 }
 QMP_EXPORT(qmempool_cached_cpu);
-
-/**
- * qmempool_take_local() - take objects out of a CPU's local cache
- * @pool: the pool
- * @cpu: a possible CPU
- * @objs: receives the objects, most recently freed last
- * @n: room in @objs
- *
- * For tests and diagnostics: the objects are the caller's, to give back
- * with qmempool_free() or kmem_cache_free().  The caller provides the
- * exclusion of @cpu's cache: either @cpu is this CPU and the call runs
- * with bottom halves or interrupts disabled (outside hardirq), or nobody
- * uses @pool on @cpu meanwhile (e.g. @cpu is offline, or idle and the
- * pool is private to the caller).
- *
- * Context: see above.
- * Return: the number of objects taken, 0..@n.
- */
-unsigned int qmempool_take_local(struct qmempool *pool, int cpu, void **objs,
-				 unsigned int n)
-{
-	n = qmempool_pop_bulk(per_cpu_ptr(pool->percpu, cpu), objs, n);
-	qmempool_unpoison(pool, objs, n);
-	qmempool_unmark(pool, objs, n);
-	return n;
-}
-QMP_EXPORT_TESTING(qmempool_take_local);
-
-/**
- * qmempool_take_shared() - take objects out of a node's shared queue
- * @pool: the pool
- * @node: a possible node
- * @objs: receives the objects
- * @n: room in @objs
- *
- * For tests and diagnostics, as qmempool_take_local(): the objects are the
- * caller's, to give back with qmempool_free() or kmem_cache_free().
- *
- * Context: any but NMI.
- * Return: the number of objects taken, 0..@n.
- */
-unsigned int qmempool_take_shared(struct qmempool *pool, int node,
-				  void **objs, unsigned int n)
-{
-	n = alf_mc_dequeue(pool->sharedq[node], objs, n);
-	qmempool_unpoison(pool, objs, n);
-	qmempool_unmark(pool, objs, n);
-	return n;
-}
-QMP_EXPORT_TESTING(qmempool_take_shared);
 
 /**
  * qmempool_cached_node() - objects in the shared queue of a node

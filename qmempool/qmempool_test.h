@@ -23,6 +23,7 @@
 #include <linux/qmempool.h>
 #include <linux/types.h>
 #include <qmp/ktap.h>
+#include <qmp/pool_take.h>
 
 #define OBJ_SIZE	256
 #define TEST_CACHE	"qmp_test_obj"

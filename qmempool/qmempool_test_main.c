@@ -62,4 +62,3 @@ static void __exit qmempool_test_exit(void)
 module_init(qmempool_test_init);
 module_exit(qmempool_test_exit);
 MODULE_DESCRIPTION("Tests of qmempool (KTAP)");
-QMEMPOOL_IMPORT_TESTING_NS();

@@ -30,6 +30,7 @@
 #include <qmp/compat.h>
 #include <qmp/ktap.h>
 #include <qmp/misuse.h>
+#include <qmp/pool_take.h>
 #include <qmp/kthread.h>
 #include <qmp/version.h>
 
@@ -1212,4 +1213,3 @@ static void __exit skb_pool_test_exit(void)
 module_init(skb_pool_test_init);
 module_exit(skb_pool_test_exit);
 MODULE_DESCRIPTION("Tests of skb_pool_hook (KTAP)");
-QMEMPOOL_IMPORT_TESTING_NS();

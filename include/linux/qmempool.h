@@ -251,10 +251,6 @@ void qmempool_destroy(struct qmempool *pool);
 unsigned long qmempool_cached(struct qmempool *pool);
 unsigned int qmempool_cached_cpu(struct qmempool *pool, int cpu);
 unsigned int qmempool_cached_node(struct qmempool *pool, int node);
-unsigned int qmempool_take_local(struct qmempool *pool, int cpu, void **objs,
-				 unsigned int n);
-unsigned int qmempool_take_shared(struct qmempool *pool, int node, void **objs,
-				  unsigned int n);
 void qmempool_get_stats(struct qmempool *pool, int cpu,
 			struct qmempool_stats *stats);
 

@@ -28,16 +28,6 @@
  */
 #define QMEMPOOL_IMPORT_NS()	MODULE_INFO(import_ns, "QMEMPOOL")
 
-/**
- * QMEMPOOL_IMPORT_TESTING_NS() - import the namespace of the calls for
- * tests and diagnostics
- *
- * qmempool_take_local() and qmempool_take_shared() reach into a pool's
- * queues: they are in the namespace QMEMPOOL_TESTING, which only the
- * project's test modules import.
- */
-#define QMEMPOOL_IMPORT_TESTING_NS()	MODULE_INFO(import_ns, "QMEMPOOL_TESTING")
-
 /*
  * The namespace argument of EXPORT_SYMBOL_NS_GPL(): a string since 6.13, a
  * name it stringifies before (Kbuild's feature test sets
@@ -49,12 +39,7 @@
 #define QMP_NS(ns)		ns
 #endif
 
-/*
- * QMP_EXPORT(sym) - the project's own exports, GPL-only, in QMEMPOOL;
- * QMP_EXPORT_TESTING(sym) - those for tests, in QMEMPOOL_TESTING
- */
+/* QMP_EXPORT(sym) - the project's own exports, GPL-only, in QMEMPOOL */
 #define QMP_EXPORT(sym)		EXPORT_SYMBOL_NS_GPL(sym, QMP_NS(QMEMPOOL))
-#define QMP_EXPORT_TESTING(sym)	\
-	EXPORT_SYMBOL_NS_GPL(sym, QMP_NS(QMEMPOOL_TESTING))
 
 #endif /* _LINUX_QMEMPOOL_NS_H */
