@@ -42,9 +42,10 @@
 #   - with -a perf counts every CPU's whole time, idle included (a 2-CPU
 #     guest sleeping 1 s has 2000 msec of task-clock), so each CPU's idle
 #     time in the run is subtracted: the tick's own idle accounting
-#     (/proc/timer_list, idle_sleeptime + iowait_sleeptime; every CPU
-#     woken through vm.stat_refresh right before it is read so that no
-#     idle period is left open), which ends an idle period at every
+#     (idle + iowait time, read through qmp_vnic's debugfs file
+#     cpu_idle_us; every CPU woken through vm.stat_refresh right before
+#     it is read so that no idle period is left open), which ends an
+#     idle period at every
 #     interrupt: softirq work on an otherwise idle CPU counts as busy;
 #   - clock=time (default, hosts) and clock=tcg (plain TCG, the same, but
 #     the time is emulated: host time spent emulating the guest, not a
@@ -103,14 +104,20 @@ fwd_done() {
 	[ "$fd_n" -ge "$1" ] || fd_n=$((fd_n + $(qdrops vnic1) - $2))
 	echo "$fd_n"
 }
-# idle_snapshot: "cpu:ns ..." every online CPU's idle time so far.  The
-# tick adds an idle period to idle_sleeptime when it ends: stat_refresh
-# runs a work item on every CPU first, which ends them all.
+# idle_snapshot: "cpu:ns ..." every online CPU's idle time so far, from
+# qmp_vnic's cpu_idle_us (the tick's idle accounting, whose own file
+# moved between kernels: /proc/timer_list until 6.x, none since 7.0), in
+# microseconds.  It counts an idle period that is still open; stat_refresh
+# first runs a work item on every CPU, which ends them all, as it did when
+# the figures were read from /proc/timer_list (the same work in both
+# modes).
 idle_snapshot() {
 	echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null
-	awk '$1 == "cpu:" { c = $2 }
-		$1 == ".idle_sleeptime" || $1 == ".iowait_sleeptime" { v[c] += $3 }
-		END { for (c in v) printf "%s:%.0f ", c, v[c] }' /proc/timer_list
+	awk '{ for (i = 1; i <= NF; i++) {
+			split($i, f, ":")
+			if (f[2] != "-")
+				printf "%s:%.0f ", f[1], f[2] * 1000
+		} }' "$DBG/cpu_idle_us"
 }
 
 # wait_done KIND EXPECTED Q0 TIMEOUT: until every requested frame is

@@ -311,6 +311,7 @@ void vnic_queue_stats(struct vnic_queue *q, u64 *v);
 
 /* vnic_debugfs.c */
 extern struct dentry *vnic_debugfs_root;
+void vnic_debugfs_init(void);
 void vnic_debugfs_create(struct vnic_priv *p);
 
 #endif /* _QMP_VNIC_H */

@@ -357,7 +357,7 @@ static int __init vnic_init(void)
 	}
 	cpus_read_unlock();
 
-	vnic_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	vnic_debugfs_init();
 	for (i = 0; i < ndev; i++) {
 		struct net_device *dev = vnic_create(i, nq, cpus);
 
