@@ -36,6 +36,9 @@
 #                        the guest image; BENCH=1: make bench's tools too.
 #                        The only target that installs packages: the others
 #                        name what they lack
+#   make mutants         as root: each fix of the correctness issue taken
+#                        out again (scripts/mutants): its test must fail,
+#                        on every test kernel (MUTANTS="pool ..." some groups)
 #   make lint            checkpatch.pl on every source file, sparse, the
 #                        module lists against modules.list, lintian
 #   make user-check      only the user-space tests of the ALF queue
@@ -61,6 +64,7 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 DEBUG_KERNELS ?= kasan kcsan
 
 .PHONY: all modules clean check check-debug bench bench-publish deps lint
+.PHONY: mutants
 .PHONY: user-check modules_install install uninstall help
 .PHONY: deb dkms-install dkms-remove pkg-journey
 
@@ -110,6 +114,9 @@ bench-publish:
 
 lint:
 	$(TOP)/scripts/lint
+
+mutants:
+	$(TOP)/scripts/mutants $(MUTANTS)
 
 user-check:
 	$(MAKE) -C $(TOP)/alf_queue/user check
