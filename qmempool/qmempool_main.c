@@ -430,7 +430,7 @@ void __qmempool_free_slow(struct qmempool *pool, void *elem)
 		return;
 	}
 	/* init_on_free, or a softirq allocated since the fast path looked */
-	if (__qmempool_push(pool, elem)) {
+	if (__qmempool_push(pool, elem, false)) {
 		__qmempool_unlock(ctx, flags);
 		return;
 	}

@@ -318,14 +318,23 @@ static __always_inline bool __qmempool_remote(void *elem)
  * qmempool_cached_cpu() from anywhere: a this_cpu write is one store.
  */
 
-/* Under __qmempool_lock(): push @elem onto this CPU's stack if it fits */
-static __always_inline bool __qmempool_push(struct qmempool *pool, void *elem)
+/*
+ * Under __qmempool_lock(): push @elem onto this CPU's stack if it fits
+ * and, with @node_check, if it is of this CPU's node.  Room is looked at
+ * first: a debug pool's local cache has none (localq_sz 0), so its frees
+ * reach the slow path's checks before anything reads the struct page of
+ * a pointer that may be no object at all.
+ */
+static __always_inline bool __qmempool_push(struct qmempool *pool, void *elem,
+					    bool node_check)
 {
 	struct qmempool_percpu __percpu *c = pool->percpu;
 	unsigned long n = __this_cpu_read(c->count);
 
 	/* n <= localq_sz: a 32-bit compare, with no widening of localq_sz */
 	if (unlikely((u32)n >= pool->localq_sz))
+		return false;
+	if (node_check && __qmempool_remote(elem))
 		return false;
 	qmp_kasan_poison(elem, pool->obj_size);	/* before it is in the pool */
 	__this_cpu_write(c->objs[n], elem);
@@ -464,16 +473,14 @@ static __always_inline void __qmempool_free_ctx(struct qmempool *pool,
 	/*
 	 * One branch on the context, each arm with its own copy of the push,
 	 * so that the unlock needs no second test.  The slow path sends a
-	 * remote object to the slab.
+	 * remote object to the slab, and checks a debug pool's frees.
 	 */
 	if (ctx == QMEMPOOL_CTX_BH) {
-		if (likely(!__qmempool_remote(elem) &&
-			   __qmempool_push(pool, elem)))
+		if (likely(__qmempool_push(pool, elem, true)))
 			return;
 	} else {
 		local_irq_save(flags);
-		if (likely(!__qmempool_remote(elem) &&
-			   __qmempool_push(pool, elem))) {
+		if (likely(__qmempool_push(pool, elem, true))) {
 			local_irq_restore(flags);
 			return;
 		}
