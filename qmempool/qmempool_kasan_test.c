@@ -45,8 +45,6 @@
 /* Not a multiple of 8: the last granule is partly accessible */
 #define OBJ_SIZE	250
 #define REPORT		"BUG: KASAN: slab-use-after-free"
-#define DOUBLE_FREE	"qmempool: BUG: double-free"
-#define INVALID_FREE	"qmempool: BUG: invalid-free"
 
 static struct kmem_cache *test_cache(struct qmp_test *t)
 {
@@ -147,23 +145,6 @@ static void test_poisoned_read_reported(struct qmp_test *t)
 	kmem_cache_destroy(c);
 }
 
-/* Free @bad into @pool: a report @report, counted, nothing stored */
-static void expect_bad_free(struct qmp_test *t, struct qmempool *pool,
-			    void *bad, const char *report, const char *what)
-{
-	unsigned long before = qmempool_bad_frees(pool);
-	unsigned long cached = qmempool_cached(pool);
-
-	pr_info("# expect-report: %s\n", report);
-	qmempool_free(pool, bad);
-	QMP_EXPECT(t, qmempool_bad_frees(pool) == before + 1,
-		   "%s: %lu bad frees counted, expected %lu", what,
-		   qmempool_bad_frees(pool), before + 1);
-	QMP_EXPECT(t, qmempool_cached(pool) == cached,
-		   "%s: stored (%lu objects cached, %lu before)", what,
-		   qmempool_cached(pool), cached);
-}
-
 /* @body on a pool (no debug mode) of a new cache, then both destroyed */
 static void with_kasan_pool(struct qmp_test *t,
 			    void (*body)(struct qmp_test *t,
@@ -213,7 +194,8 @@ static void do_pool_double_free(struct qmp_test *t, struct qmempool *p)
 	if (!QMP_EXPECT(t, obj, "qmempool_alloc failed"))
 		return;
 	qmempool_free(p, obj);
-	expect_bad_free(t, p, obj, DOUBLE_FREE, "a second free");
+	qmp_expect_bad_free(t, p, obj, QMP_REPORT_DOUBLE_FREE,
+			    "a second free");
 	qmp_expect_each_once(t, p, obj, "after a second free");
 }
 
@@ -230,15 +212,16 @@ static void do_pool_invalid_free(struct qmp_test *t, struct qmempool *p)
 	obj = qmempool_alloc(p, GFP_KERNEL);
 	if (!QMP_EXPECT(t, obj, "qmempool_alloc failed"))
 		return;
-	expect_bad_free(t, p, (char *)obj + 16, INVALID_FREE,
-			"an interior pointer");
+	qmp_expect_bad_free(t, p, (char *)obj + 16, QMP_REPORT_INVALID_FREE,
+			    "an interior pointer");
 	/* Another size: never merged with the pool's cache */
 	other = kmem_cache_create("qmp_kasan_other", 2 * OBJ_SIZE, 0, 0, NULL);
 	if (QMP_EXPECT(t, other, "kmem_cache_create failed")) {
 		foreign = kmem_cache_alloc(other, GFP_KERNEL);
 		if (QMP_EXPECT(t, foreign, "allocation failed")) {
-			expect_bad_free(t, p, foreign, INVALID_FREE,
-					"another cache's object");
+			qmp_expect_bad_free(t, p, foreign,
+					    QMP_REPORT_INVALID_FREE,
+					    "another cache's object");
 			kmem_cache_free(other, foreign);
 		}
 		kmem_cache_destroy(other);
@@ -261,7 +244,8 @@ static void do_pool_free_after_slab_free(struct qmp_test *t,
 	if (!QMP_EXPECT(t, obj, "allocation failed"))
 		return;
 	kmem_cache_free(p->kmem, obj);
-	expect_bad_free(t, p, obj, DOUBLE_FREE, "a free after the slab's");
+	qmp_expect_bad_free(t, p, obj, QMP_REPORT_DOUBLE_FREE,
+			    "a free after the slab's");
 	qmp_expect_each_once(t, p, NULL, "after a free after the slab's");
 }
 

@@ -12,9 +12,6 @@
 #include <qmp/pool_check.h>
 #include "qmempool_test.h"
 
-#define DOUBLE_FREE	"qmempool: BUG: double-free"
-#define INVALID_FREE	"qmempool: BUG: invalid-free"
-
 /*
  * Free @obj twice (the second a report), then allocate everything: @obj
  * comes out once.  The pool counts one bad free.
@@ -22,14 +19,9 @@
 static void double_free_then_alloc(struct qmp_test *t, struct qmempool *pool,
 				   void *obj)
 {
-	unsigned long bad = qmempool_bad_frees(pool);
-
 	qmempool_free(pool, obj);
-	expect_report(t, DOUBLE_FREE);
-	qmempool_free(pool, obj);
-	QMP_EXPECT(t, qmempool_bad_frees(pool) == bad + 1,
-		   "%lu bad frees counted, expected %lu",
-		   qmempool_bad_frees(pool), bad + 1);
+	qmp_expect_bad_free(t, pool, obj, QMP_REPORT_DOUBLE_FREE,
+			    "a second free");
 	qmp_expect_each_once(t, pool, obj, "after a double free");
 }
 
@@ -98,7 +90,7 @@ static void do_double_free(struct qmp_test *t, struct qmempool *pool)
 	if (!QMP_EXPECT(t, obj, "allocation failed"))
 		return;
 	hardirq_free(pool, obj);
-	expect_report(t, DOUBLE_FREE);
+	expect_report(t, QMP_REPORT_DOUBLE_FREE);
 	hardirq_free(pool, obj);
 	QMP_EXPECT(t, qmempool_bad_frees(pool) == bad + 2,
 		   "%lu bad frees counted after a double free in hardirq context, expected %lu",
@@ -117,23 +109,6 @@ void test_debug_double_free(struct qmp_test *t)
 	with_test_pool_flags(t, 64, 256, 0, QMEMPOOL_DEBUG, pinned, &body);
 }
 
-/* A free of @bad, which is no object of the pool: reported, not stored */
-static void expect_invalid_free(struct qmp_test *t, struct qmempool *pool,
-				void *bad, const char *what)
-{
-	unsigned long before = qmempool_bad_frees(pool);
-	unsigned long cached = qmempool_cached(pool);
-
-	expect_report(t, INVALID_FREE);
-	qmempool_free(pool, bad);
-	QMP_EXPECT(t, qmempool_bad_frees(pool) == before + 1,
-		   "%s: %lu bad frees counted, expected %lu", what,
-		   qmempool_bad_frees(pool), before + 1);
-	QMP_EXPECT(t, qmempool_cached(pool) == cached,
-		   "%s: stored (%lu objects cached, %lu before)", what,
-		   qmempool_cached(pool), cached);
-}
-
 static void do_invalid_free(struct qmp_test *t, struct qmempool *pool)
 {
 	static unsigned long not_slab[OBJ_SIZE / sizeof(unsigned long)];
@@ -143,19 +118,22 @@ static void do_invalid_free(struct qmp_test *t, struct qmempool *pool)
 	obj = qmempool_alloc(pool, GFP_KERNEL);
 	if (!QMP_EXPECT(t, obj, "allocation failed"))
 		return;
-	expect_invalid_free(t, pool, (char *)obj + 64, "an interior pointer");
+	qmp_expect_bad_free(t, pool, (char *)obj + 64, QMP_REPORT_INVALID_FREE,
+			    "an interior pointer");
 	other = kmem_cache_create("qmp_test_other", OBJ_SIZE, 0,
 				  SLAB_NOLEAKTRACE, NULL);
 	if (QMP_EXPECT(t, other, "kmem_cache_create failed")) {
 		foreign = kmem_cache_alloc(other, GFP_KERNEL);
 		if (QMP_EXPECT(t, foreign, "allocation failed")) {
-			expect_invalid_free(t, pool, foreign,
+			qmp_expect_bad_free(t, pool, foreign,
+					    QMP_REPORT_INVALID_FREE,
 					    "another cache's object");
 			kmem_cache_free(other, foreign);
 		}
 		kmem_cache_destroy(other);
 	}
-	expect_invalid_free(t, pool, not_slab, "a module's static array");
+	qmp_expect_bad_free(t, pool, not_slab, QMP_REPORT_INVALID_FREE,
+			    "a module's static array");
 	/* The pool still works and holds each object once */
 	qmempool_free(pool, obj);
 	qmp_expect_each_once(t, pool, obj, "after the invalid frees");

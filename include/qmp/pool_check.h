@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pool_check.h - a check the test modules share on a pool they test:
- * after a bad free, each object the pool holds for this CPU comes out of
- * it once.  Test code only (qmempool_test.ko, qmempool_kasan_test.ko).
+ * pool_check.h - checks the test modules share on a pool they test: a
+ * bad free is reported, counted and not stored; after it, each object the
+ * pool holds for this CPU comes out of it once.  Test code only
+ * (qmempool_test.ko, qmempool_kasan_test.ko).
  */
 #ifndef _QMP_POOL_CHECK_H
 #define _QMP_POOL_CHECK_H
@@ -12,6 +13,32 @@
 #include <linux/smp.h>
 #include <linux/topology.h>
 #include <qmp/ktap.h>
+
+/* The first words of the pool's reports (__qmempool_check_free()) */
+#define QMP_REPORT_DOUBLE_FREE	"qmempool: BUG: double-free"
+#define QMP_REPORT_INVALID_FREE	"qmempool: BUG: invalid-free"
+
+/*
+ * Free @bad into @pool, announcing @report (one of the above) for
+ * scripts/ktap-check: the pool must count one bad free more and store
+ * nothing.  @what names the pointer in a failed check.
+ */
+static inline void qmp_expect_bad_free(struct qmp_test *t,
+				       struct qmempool *pool, void *bad,
+				       const char *report, const char *what)
+{
+	unsigned long before = qmempool_bad_frees(pool);
+	unsigned long cached = qmempool_cached(pool);
+
+	pr_info("# expect-report: %s\n", report);
+	qmempool_free(pool, bad);
+	QMP_EXPECT(t, qmempool_bad_frees(pool) == before + 1,
+		   "%s: %lu bad frees counted, expected %lu", what,
+		   qmempool_bad_frees(pool), before + 1);
+	QMP_EXPECT(t, qmempool_cached(pool) == cached,
+		   "%s: stored (%lu objects cached, %lu before)", what,
+		   qmempool_cached(pool), cached);
+}
 
 /*
  * Take every object @pool holds for this CPU (its local cache, its node's
