@@ -32,6 +32,9 @@ static DEFINE_IDA(qmempool_ida);
 /* More than one node possible: see __qmempool_remote() */
 DEFINE_STATIC_KEY_FALSE(qmempool_numa_key);
 QMP_EXPORT(qmempool_numa_key);
+/* init_on_free or more than one node: see __qmempool_free_ctx() */
+DEFINE_STATIC_KEY_FALSE(qmempool_free_extra_key);
+QMP_EXPORT(qmempool_free_extra_key);
 
 static bool debug;
 module_param(debug, bool, 0644);
@@ -1333,6 +1336,8 @@ static int __init qmempool_init(void)
 		static_branch_enable(&qmempool_numa_key);
 	if (want_init_on_free())	/* for good: a boot parameter */
 		static_branch_inc(&qmempool_free_check_key);
+	if (num_possible_nodes() > 1 || want_init_on_free())
+		static_branch_enable(&qmempool_free_extra_key);
 	qmempool_mark_secret = get_random_long();
 	ret = cpuhp_setup_state_multi(CPUHP_BP_PREPARE_DYN, "qmempool:dead",
 				      NULL, qmempool_cpu_dead);

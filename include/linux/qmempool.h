@@ -305,22 +305,38 @@ static __always_inline void __qmempool_unlock(enum qmempool_ctx ctx,
  */
 DECLARE_STATIC_KEY_FALSE(qmempool_numa_key);
 
+/*
+ * On when a free needs more than the push (set once, at qmempool.ko's
+ * load): init_on_free (the slow path zeroes) or more than one possible
+ * NUMA node (the node check).  The common machine's free pays one
+ * patched-out jump for both, not one each.
+ */
+DECLARE_STATIC_KEY_FALSE(qmempool_free_extra_key);
+
 /* Under __qmempool_lock(): @elem is not of this CPU's node */
+static __always_inline bool __qmempool_elsewhere(void *elem)
+{
+	return page_to_nid(virt_to_page(elem)) != numa_mem_id();
+}
+
+/* The same, always false on a machine of one node */
 static __always_inline bool __qmempool_remote(void *elem)
 {
 	return static_branch_unlikely(&qmempool_numa_key) &&
-	       page_to_nid(virt_to_page(elem)) != numa_mem_id();
+	       __qmempool_elsewhere(elem);
 }
 
 /*
  * The local cache is reached with this_cpu operations on the per-CPU
  * offsets, one segment-relative access each.  Its count is read by
- * qmempool_cached_cpu() from anywhere: a this_cpu write is one store.
+ * qmempool_cached_cpu() from anywhere: a this_cpu write or increment is
+ * one instruction, the reader sees the count before or after it.
  */
 
 /*
  * Under __qmempool_lock(): push @elem onto this CPU's stack if it fits
- * and, with @node_check, if it is of this CPU's node.  Room is looked at
+ * and, with @node_check, if it is of this CPU's node (whatever the
+ * machine: the caller knows it has more than one).  Room is looked at
  * first: a debug pool's local cache has none (localq_sz 0), so its frees
  * reach the slow path's checks before anything reads the struct page of
  * a pointer that may be no object at all.
@@ -334,11 +350,11 @@ static __always_inline bool __qmempool_push(struct qmempool *pool, void *elem,
 	/* n <= localq_sz: a 32-bit compare, with no widening of localq_sz */
 	if (unlikely((u32)n >= pool->localq_sz))
 		return false;
-	if (node_check && __qmempool_remote(elem))
+	if (node_check && __qmempool_elsewhere(elem))
 		return false;
 	qmp_kasan_poison(elem, pool->obj_size);	/* before it is in the pool */
 	__this_cpu_write(c->objs[n], elem);
-	__this_cpu_write(c->count, n + 1);
+	__this_cpu_inc(c->count);
 	__this_cpu_inc(c->stats.free_fast);
 	return true;
 }
@@ -398,7 +414,7 @@ static __always_inline void *__qmempool_alloc_ctx(struct qmempool *pool,
 	}
 	/* The top of the stack: the most recently freed object */
 	elem = __this_cpu_read(c->objs[n - 1]);
-	__this_cpu_write(c->count, n - 1);
+	__this_cpu_dec(c->count);
 	__this_cpu_inc(c->stats.alloc_fast);
 	__qmempool_unlock(ctx, flags);
 	qmp_kasan_unpoison(elem, pool->obj_size);
@@ -448,13 +464,31 @@ static __always_inline void *__qmempool_alloc_noinit(struct qmempool *pool,
 	return __qmempool_alloc_init(pool, gfp_mask, false);
 }
 
+/*
+ * The push in context @ctx (not the bypass).  Each context has its own
+ * copy, so that the unlock needs no second test.
+ */
+static __always_inline bool __qmempool_push_ctx(struct qmempool *pool,
+						void *elem,
+						enum qmempool_ctx ctx,
+						bool node_check)
+{
+	unsigned long flags;
+	bool pushed;
+
+	if (ctx == QMEMPOOL_CTX_BH)
+		return __qmempool_push(pool, elem, node_check);
+	local_irq_save(flags);
+	pushed = __qmempool_push(pool, elem, node_check);
+	local_irq_restore(flags);
+	return pushed;
+}
+
 /* The free in context @ctx (__qmempool_ctx(), or known to be it) */
 static __always_inline void __qmempool_free_ctx(struct qmempool *pool,
 						void *elem,
 						enum qmempool_ctx ctx)
 {
-	unsigned long flags;
-
 	if (unlikely(!elem))
 		return;
 	/* KASAN: every free checked, as in debug mode (no code otherwise) */
@@ -465,26 +499,18 @@ static __always_inline void __qmempool_free_ctx(struct qmempool *pool,
 		__qmempool_free_bypass(pool, elem);
 		return;
 	}
-	/* init_on_free: the slow path zeroes (no call on the fast path) */
-	if (want_init_on_free()) {
-		__qmempool_free_slow(pool, elem);
-		return;
-	}
 	/*
-	 * One branch on the context, each arm with its own copy of the push,
-	 * so that the unlock needs no second test.  The slow path sends a
-	 * remote object to the slab, and checks a debug pool's frees.
+	 * init_on_free: the slow path zeroes (no call on the fast path);
+	 * more than one node: a remote object goes to the slow path, which
+	 * gives it to the slab.  The slow path also checks a debug pool's
+	 * frees (its local cache has no room).
 	 */
-	if (ctx == QMEMPOOL_CTX_BH) {
-		if (likely(__qmempool_push(pool, elem, true)))
+	if (static_branch_unlikely(&qmempool_free_extra_key)) {
+		if (!want_init_on_free() &&
+		    likely(__qmempool_push_ctx(pool, elem, ctx, true)))
 			return;
-	} else {
-		local_irq_save(flags);
-		if (likely(__qmempool_push(pool, elem, true))) {
-			local_irq_restore(flags);
-			return;
-		}
-		local_irq_restore(flags);
+	} else if (likely(__qmempool_push_ctx(pool, elem, ctx, false))) {
+		return;
 	}
 	__qmempool_free_slow(pool, elem);
 }
