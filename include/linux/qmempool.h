@@ -465,23 +465,29 @@ static __always_inline void *__qmempool_alloc_noinit(struct qmempool *pool,
 }
 
 /*
- * The push in context @ctx (not the bypass).  Each context has its own
- * copy, so that the unlock needs no second test.
+ * Push @elem in context @ctx (not the bypass), else the slow path.  One
+ * branch on the context, each arm with its own copy of the push, so that
+ * the unlock needs no second test.
  */
-static __always_inline bool __qmempool_push_ctx(struct qmempool *pool,
-						void *elem,
-						enum qmempool_ctx ctx,
-						bool node_check)
+static __always_inline void __qmempool_free_push(struct qmempool *pool,
+						 void *elem,
+						 enum qmempool_ctx ctx,
+						 bool node_check)
 {
 	unsigned long flags;
-	bool pushed;
 
-	if (ctx == QMEMPOOL_CTX_BH)
-		return __qmempool_push(pool, elem, node_check);
-	local_irq_save(flags);
-	pushed = __qmempool_push(pool, elem, node_check);
-	local_irq_restore(flags);
-	return pushed;
+	if (ctx == QMEMPOOL_CTX_BH) {
+		if (likely(__qmempool_push(pool, elem, node_check)))
+			return;
+	} else {
+		local_irq_save(flags);
+		if (likely(__qmempool_push(pool, elem, node_check))) {
+			local_irq_restore(flags);
+			return;
+		}
+		local_irq_restore(flags);
+	}
+	__qmempool_free_slow(pool, elem);
 }
 
 /* The free in context @ctx (__qmempool_ctx(), or known to be it) */
@@ -506,13 +512,13 @@ static __always_inline void __qmempool_free_ctx(struct qmempool *pool,
 	 * frees (its local cache has no room).
 	 */
 	if (static_branch_unlikely(&qmempool_free_extra_key)) {
-		if (!want_init_on_free() &&
-		    likely(__qmempool_push_ctx(pool, elem, ctx, true)))
-			return;
-	} else if (likely(__qmempool_push_ctx(pool, elem, ctx, false))) {
+		if (want_init_on_free())
+			__qmempool_free_slow(pool, elem);
+		else
+			__qmempool_free_push(pool, elem, ctx, true);
 		return;
 	}
-	__qmempool_free_slow(pool, elem);
+	__qmempool_free_push(pool, elem, ctx, false);
 }
 
 /**
