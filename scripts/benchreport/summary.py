@@ -190,7 +190,16 @@ def parse_summary(lines):
         return {"columns": [], "rows": {}, "emulated": [], "replaces": {}}
     cols = [c for c in rows[0][1:] if c != RFC_HEAD]
     body = {r[0]: dict(zip(cols, r[1:])) for r in rows[1:]}
-    return {"columns": cols, "rows": body, "emulated": [], "replaces": {}}
+    # The kernels of the sentence summary_table() adds for them
+    tail = prose.text("summary_emulated", kernels="\0").split("\0")
+    emulated = []
+    for line in lines:
+        if tail[1] in line:
+            head = line[:line.index(tail[1])]
+            emulated = head[head.rindex(".  ") + 3:].split(", ") \
+                if ".  " in head else head.split(", ")
+    return {"columns": cols, "rows": body, "emulated": emulated,
+            "replaces": {}}
 
 
 def merge_summary(old, new):
@@ -211,5 +220,11 @@ def merge_summary(old, new):
                 rows.setdefault(t, {})[c] = x
     key = {c: (ORDER.index(c.split()[0]) if c.split()[0] in ORDER
                else len(ORDER), c) for c in cols}
+    # Kernels whose forwarding ran only emulated: @old's, but for a
+    # kernel @new ran the forwarding of again, and @new's
+    rerun = {c.split()[1] for c, parts in new["replaces"].items()
+             if "vnic" in parts}
+    emulated = [k for k in old["emulated"] if k not in rerun]
+    emulated += [k for k in new["emulated"] if k not in emulated]
     return {"columns": sorted(cols, key=key.get), "rows": rows,
-            "emulated": new["emulated"]}
+            "emulated": emulated}

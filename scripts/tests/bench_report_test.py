@@ -687,6 +687,11 @@ class SummaryTest(unittest.TestCase):
                                          "test, in BENCHMARKS.md." % K61))
         back = summary.parse_summary(out)
         self.assertEqual(back["columns"], sm["columns"])
+        self.assertEqual(back["emulated"], [K61])
+        # a later run without forwarding keeps the sentence
+        m = summary.merge_summary(back, summary.summary([
+            ("icount", K612, recs_of("icount_console.log"))]))
+        self.assertEqual(m["emulated"], [K61])
         for text, cells in back["rows"].items():
             for col, x in cells.items():
                 self.assertEqual(sm["rows"][text].get(col, "n/a"), x)
