@@ -651,12 +651,36 @@ struct consume_case {
 	const char *counted;
 };
 
+/*
+ * Bottom halves off, this CPU's local queue empty: make the pool's next head
+ * here a node-local one (the queue is LIFO).  A head of another node, such
+ * as a KFENCE-sampled object, goes to the slab whatever the skb holds, so a
+ * case built on it would have no verdict.  False if a few tries gave none.
+ */
+static bool next_head_local(void)
+{
+	struct sk_buff *skb;
+	unsigned int tries;
+	bool local;
+
+	for (tries = 0; tries < 8; tries++) {
+		skb = pool_skb();
+		if (!skb)
+			return false;
+		local = page_to_nid(virt_to_page(skb)) == numa_mem_id();
+		skb_pool_consume_skb(skb, NAPI_POLL_WEIGHT);
+		if (local)
+			return true;
+	}
+	return false;
+}
+
 static void consume_case(struct qmp_test *t, const struct consume_case *cc,
 			 void *arg)
 {
 	struct qmempool *pool = skb_pool_get_pool();
-	bool was_on, local = false;
-	struct sk_buff *skb;
+	bool was_on, primed, local = false;
+	struct sk_buff *skb = NULL;
 	unsigned int pooled = 0;
 	int count = 1;
 
@@ -664,9 +688,10 @@ static void consume_case(struct qmp_test *t, const struct consume_case *cc,
 		goto out;
 	local_bh_disable();
 	localq_holds(pool, NULL, 0);
-	skb = cc->make(arg);
+	primed = next_head_local();
+	if (primed)
+		skb = cc->make(arg);
 	if (skb) {
-		/* Another node's head would go to the slab: no verdict */
 		local = page_to_nid(virt_to_page(skb)) == numa_mem_id();
 		skb_pool_consume_skb(skb, NAPI_POLL_WEIGHT);
 		pooled = localq_holds(pool, &skb, 1);
@@ -674,7 +699,9 @@ static void consume_case(struct qmp_test *t, const struct consume_case *cc,
 			count = cc->count(arg);
 	}
 	local_bh_enable();
-	if (!QMP_EXPECT(t, skb, "%s: out of memory", cc->name))
+	if (!QMP_EXPECT(t, primed, "%s: no node-local head in 8 tries",
+			cc->name) ||
+	    !QMP_EXPECT(t, skb, "%s: out of memory", cc->name))
 		goto out;
 	QMP_EXPECT(t, local && !pooled == !cc->plain,
 		   "%s: the head %s the pool (%s skb, node-local: %d)", cc->name,
