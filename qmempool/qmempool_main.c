@@ -1330,13 +1330,15 @@ QMP_EXPORT(qmempool_destroy);
 
 static int __init qmempool_init(void)
 {
+	bool numa = num_possible_nodes() > 1;
+	bool zero_on_free = want_init_on_free();	/* a boot parameter */
 	int ret;
 
-	if (num_possible_nodes() > 1)
+	if (numa)
 		static_branch_enable(&qmempool_numa_key);
-	if (want_init_on_free())	/* for good: a boot parameter */
+	if (zero_on_free)
 		static_branch_inc(&qmempool_free_check_key);
-	if (num_possible_nodes() > 1 || want_init_on_free())
+	if (numa || zero_on_free)
 		static_branch_enable(&qmempool_free_extra_key);
 	qmempool_mark_secret = get_random_long();
 	ret = cpuhp_setup_state_multi(CPUHP_BP_PREPARE_DYN, "qmempool:dead",
