@@ -3,7 +3,7 @@
 #
 # forward-bench.sh [count=N] [runs=R] [tests=LIST] [flows=F] [warmup=W]
 #                  [clock=time|icount|tcg] [profile=LIST] [period=P]
-#                  [timeout=S]
+#                  [locks=LIST] [timeout=S]
 #
 # Forwarding benchmarks of qmp_vnic.ko, stock against pool, in the guest
 # (scripts/guest-run's "script" kind, after alf_queue.ko, qmempool.ko,
@@ -78,6 +78,25 @@
 # each mode (a function's share of the samples outside the idle loop
 # times the mode's figure) and their difference.  The sampling's own cost
 # is in the profile run only, never in the result lines.
+#
+# locks=LIST (tests, comma-separated; default none): after the runs (and
+# the profile run) of each of these tests and modes, one more run of N
+# frames under
+#   perf lock record -a   (the kernel's lock:contention_begin/_end
+#   tracepoints, with the call chain: every stock kernel since 5.19 has
+#   them, no CONFIG_LOCK_STAT needed)
+# and `perf lock contention`'s table of the contended locks by caller,
+# as
+#   # locks: fwd/<test>_<mode> contended=<C> wait_ns=<total> max_ns=<M>
+#     type=<spinlock, rwlock:W...> caller=<symbol+offset> n=N
+# lines (the 16 callers that waited longest) and a last
+#   # locks: fwd/<test>_<mode> callers=<K> n=N
+# (K = 0: no lock was contended in the run).  Wait times are the guest
+# clock's: under -icount instructions executed meanwhile by every vCPU.
+# That the tracepoints report in this guest is shown first, once: two
+# CPUs making and removing directories in one directory (its inode's
+# rwsem), under perf lock record, as
+#   # locks: probe contended=<contentions seen>
 #
 # Output, per test and mode: a KTAP result, the runs as "#" lines, and
 #   time_bench: fwd/<test>_<mode> ns=<median> ns_min=<best run> cycles=<per
@@ -168,6 +187,7 @@ WARMUP=10000			# frames before the runs of each mode
 CLOCK="time"
 PROFILE=
 PERIOD=100000			# ns between perf record's samples
+LOCKS=
 TIMEOUT=600			# seconds a run may take
 for arg; do
 	case $arg in
@@ -179,13 +199,14 @@ for arg; do
 	clock=*) CLOCK=${arg#clock=} ;;
 	profile=*) PROFILE=$(echo "${arg#profile=}" | tr , ' ') ;;
 	period=*) PERIOD=${arg#period=} ;;
+	locks=*) LOCKS=$(echo "${arg#locks=}" | tr , ' ') ;;
 	timeout=*) TIMEOUT=${arg#timeout=} ;;
 	*) echo "forward-bench.sh: unknown argument '$arg'" >&2; exit 2 ;;
 	esac
 done
 case $CLOCK in time | icount | tcg) ;; *) echo "forward-bench.sh: clock=time|icount|tcg" >&2; exit 2 ;; esac
 TESTS=$(echo "$TESTS" | tr , ' ')
-for t in $TESTS $PROFILE; do
+for t in $TESTS $PROFILE $LOCKS; do
 	case $t in drop | forward | forward_txcpu | multiflow) ;;
 	*) echo "forward-bench.sh: unknown test '$t'" >&2; exit 2 ;;
 	esac
@@ -333,25 +354,34 @@ measure() {
 	return 1
 }
 
+# record_run WHAT N PERF-RECORD...: one more run of N frames under the
+# perf record command PERF-RECORD (its output $TMP/perf.data); 1 if a
+# frame was lost (res says so), 2 if perf failed (a diagnostic line)
+record_run() {
+	rr_what=$1 rr_n=$2
+	shift 2
+	snap "$rr_n"
+	rm -f "$TMP/perf.data"
+	taskset -c "$pin" "$@" -o "$TMP/perf.data" -- \
+		sh "$SELF" __window "$TMP" "$kind" "$rr_n" "$exp" "$q0" "$TIMEOUT" \
+		>"$TMP/win.out" 2>"$TMP/perf.err"
+	prc=$?
+	if ! account "$rr_n"; then
+		res="$rr_what run: frames lost: requested $rr_n, $acct"
+		return 1
+	fi
+	[ "$prc" -eq 0 ] && return 0
+	ktap_diag "$bname: $rr_what run: perf failed (rc=$prc): $(tail -n 3 "$TMP/perf.err" | tr '\n' ' ')"
+	return 2
+}
+
 # profile_run NAME N: one more run of N frames under perf record; the
 # symbols with the most samples as "# profile:" lines
 profile_run() {
 	progress "$1: perf record"
-	snap "$2"
-	rm -f "$TMP/perf.data"
-	taskset -c "$pin" perf record -a -e cpu-clock -c "$PERIOD" -B -N -q -D -1 \
-		--control "fifo:$TMP/ctl,$TMP/ack" -o "$TMP/perf.data" -- \
-		sh "$SELF" __window "$TMP" "$kind" "$2" "$exp" "$q0" "$TIMEOUT" \
-		>"$TMP/win.out" 2>"$TMP/perf.err"
-	prc=$?
-	if ! account "$2"; then
-		res="profile run: frames lost: requested $2, $acct"
-		return 1
-	fi
-	if [ "$prc" -ne 0 ]; then
-		ktap_diag "$1: profile run: perf record failed (rc=$prc): $(tail -n 3 "$TMP/perf.err" | tr '\n' ' ')"
-		return 0
-	fi
+	record_run profile "$2" perf record -a -e cpu-clock -c "$PERIOD" -B -N -q \
+		-D -1 --control "fifo:$TMP/ctl,$TMP/ack"
+	case $? in 1) return 1 ;; 2) return 0 ;; esac
 	progress "$1: perf report"
 	perf report -i "$TMP/perf.data" --stdio --no-children --sort sym \
 		-F sample,sym --percent-limit 0.2 2>/dev/null |
@@ -363,6 +393,49 @@ profile_run() {
 				tot += $1
 			}
 			END { if (!tot) printf "# profile: %s: no samples\n", name }'
+}
+
+# locks_run NAME N: one more run of N frames under perf lock record; the
+# callers that waited longest for a lock as "# locks:" lines
+locks_run() {
+	progress "$1: perf lock record"
+	record_run locks "$2" perf lock record -a -q -D -1 \
+		--control "fifo:$TMP/ctl,$TMP/ack"
+	case $? in 1) return 1 ;; 2) return 0 ;; esac
+	progress "$1: perf lock contention"
+	# Its table (on stderr): contended, then total, max and average wait
+	# each as a value and a unit (ns, us, ms, s), the type, the caller
+	perf lock contention -i "$TMP/perf.data" -k wait_total -E 16 2>&1 |
+		awk -v name="$1" -v n="$2" '
+			function ns(v, u) {
+				return v * (u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "us" ? 1e3 : 1)
+			}
+			$1 ~ /^[0-9]+$/ && NF >= 9 {
+				printf "# locks: %s contended=%s wait_ns=%.0f max_ns=%.0f type=%s caller=%s n=%s\n",
+					name, $1, ns($2, $3), ns($4, $5), $8, $9, n
+				k++
+			}
+			END { printf "# locks: %s callers=%d n=%s\n", name, k, n }'
+}
+
+# locks_probe: the contentions perf lock record sees while two CPUs make
+# and remove directories in one directory, as a "# locks: probe" line
+locks_probe() {
+	progress "perf lock probe"
+	mkdir -p "$TMP/probe"
+	# shellcheck disable=SC2016 # expanded by the inner shells
+	perf lock record -a -q -o "$TMP/probe.data" -- sh -c '
+		for c in 0 1; do
+			taskset -c "$c" sh -c "i=0
+				while [ \$i -lt 300 ]; do
+					mkdir $1/\$\$.\$i && rmdir $1/\$\$.\$i
+					i=\$((i + 1))
+				done" &
+		done
+		wait' sh "$TMP/probe" >/dev/null 2>"$TMP/perf.err"
+	perf lock contention -i "$TMP/probe.data" -E 1000 2>&1 |
+		awk '$1 ~ /^[0-9]+$/ && NF >= 9 { k += $1 }
+			END { printf "# locks: probe contended=%d\n", k }'
 }
 
 # field KEY "key=value ...": the value of KEY
@@ -420,6 +493,14 @@ bench() {
 		fi
 		;;
 	esac
+	case " $LOCKS " in
+	*" $1 "*)
+		if ! locks_run "$bname" "$COUNT"; then
+			ktap_not_ok "fwd_$1_$2" "$res"
+			return
+		fi
+		;;
+	esac
 	ktap_ok "fwd_$1_$2"
 }
 
@@ -435,6 +516,7 @@ last_cpu=$(sed 's/.*[-,]//' /sys/devices/system/cpu/online)
 ktap_diag "count=$COUNT runs=$RUNS warmup=$WARMUP flows=$FLOWS clock=$CLOCK, $online CPUs, events $EVENTS"
 ktap_diag "kernel $(uname -r); $(dmesg | grep -o 'mem auto-init: .*' | head -n 1)"
 [ -w "$HOOK" ] || ktap_diag "no skb_pool_hook: in pool mode the heads that nftables frees go to the slab"
+[ -z "$LOCKS" ] || [ "$online" -lt 2 ] || locks_probe
 
 for t in $TESTS; do
 	kind=forward pin=0 flows=1 cpus=1

@@ -4,7 +4,8 @@ cases and rows the report shows, and finding a case's record.
 
 A record is one time_bench line as parse.py returns it: a dict with suite,
 case, ctx, variant ("" or INIT0), ns, ns_min, cycles, n, runs, cpus,
-boots (and ns_boots, fwd_*, perf, profile where the log has them).
+boots (and ns_boots, fwd_*, perf, profile, locks where the log has
+them).
 """
 import re
 

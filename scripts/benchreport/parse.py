@@ -7,8 +7,8 @@ The benchmark line is scripts/bench-line.re's, the format's one
 definition (include/qmp/time_bench.h prints it); a line that starts like
 one and does not match it stops the report.  A test script's lines
 (vnic/forward-bench.sh: suite fwd) reach the console behind its name,
-"forward_bench: time_bench: ...", and come with "# perf:", "# fwd:" and
-"# profile:" comment lines, kept with their case.
+"forward_bench: time_bench: ...", and come with "# perf:", "# fwd:",
+"# profile:" and "# locks:" comment lines, kept with their case.
 """
 import datetime
 import json
@@ -26,7 +26,7 @@ with open(os.path.join(SCRIPTS, "bench-line.re")) as _f:
 FIELDS = re.compile(r"(\w+)=(\S+)")
 # A test script's output line, as scripts/guest-run relays it
 SCRIPT_PREFIX = re.compile(r"^[a-z0-9_]+: "
-                           r"(?=time_bench: |# (perf|fwd|profile): )")
+                           r"(?=time_bench: |# (perf|fwd|profile|locks): )")
 AUTO_INIT = re.compile(r"mem auto-init: .*"
                        r"heap alloc:(on|off), heap free:(on|off)")
 
@@ -34,7 +34,9 @@ AUTO_INIT = re.compile(r"mem auto-init: .*"
 def parse(path, variant=""):
     """Return (records, settings) from one console log."""
     recs, settings, boot = [], {}, {}
-    extra = {}  # fwd case -> {"perf": [...], "fwd": {...}, "profile": [...]}
+    probe = None  # contentions forward-bench.sh's lock probe saw
+    extra = {}  # fwd case -> {"perf": [...], "fwd": {...}, "profile": [...],
+    #                          "locks": [...], "locks_n": packets}
     with open(path, errors="replace") as log:
         lines = log.readlines()
     for raw in lines:
@@ -47,18 +49,25 @@ def parse(path, variant=""):
             boot = {"init_on_alloc": str(int(m.group(1) == "on")),
                     "init_on_free": str(int(m.group(2) == "on"))}
         raw = SCRIPT_PREFIX.sub("", raw)
-        m = re.match(r"# (perf|fwd|profile): (\S+?):? (.*)$", raw)
+        m = re.match(r"# (perf|fwd|profile|locks): (\S+?):? (.*)$", raw)
         if m:
             kind, name, text = m.groups()
-            x = extra.setdefault(name, {"perf": [], "fwd": {}, "profile": []})
+            x = extra.setdefault(name, {"perf": [], "fwd": {}, "profile": [],
+                                        "locks": []})
+            f = dict(FIELDS.findall(text))
             if kind == "perf":
                 x["perf"].append(text)
             elif kind == "fwd":
-                x["fwd"] = dict(FIELDS.findall(text))
-            else:
-                f = dict(FIELDS.findall(text))
+                x["fwd"] = f
+            elif kind == "profile":
                 if "sym" in f:
                     x["profile"].append(f)
+            elif name == "probe":
+                probe = int(f["contended"])
+            elif "caller" in f:
+                x["locks"].append(f)
+            elif "callers" in f:
+                x["locks_n"] = int(f["n"])
             continue
         if not raw.startswith("time_bench: "):
             continue
@@ -78,6 +87,9 @@ def parse(path, variant=""):
         x = extra.get("%s/%s" % (r["suite"], r["case"]))
         if x:
             r["perf"], r["profile"] = x["perf"], x["profile"]
+            if "locks_n" in x:
+                r["locks"], r["locks_n"] = x["locks"], x["locks_n"]
+                r["locks_probe"] = probe
             r.update({"fwd_" + k: v for k, v in x["fwd"].items()})
     for k, v in boot.items():
         settings.setdefault(k, v)

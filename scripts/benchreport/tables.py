@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The Markdown tables of one run: each suite's, the targets', the
-forwarding tests' (with their perf stat lines and profiles); each
+forwarding tests' (with their perf stat lines, profiles and contended
+locks); each
 function returns a list of lines."""
 import re
 
@@ -225,6 +226,7 @@ def fwd_tables(recs, unit):
         out += ["", prose.text("fwd_perf"), ""] + perf
     for key, text, cpus, clock in fwd_rows(recs):
         out += fwd_profile(recs, key, text, fwd_unit(clock, cpus, unit))
+        out += fwd_locks(recs, key, text, clock, fwd_unit(clock, cpus, unit))
     return out + [""]
 
 
@@ -255,3 +257,40 @@ def fwd_profile(recs, key, text, unit):
     return [""] + prose.lines("fwd_profile", test=text, unit=unit,
                               period=f["period"], count=len(delta)) + \
         [""] + table(["function", "stock", "pool", "pool - stock"], rows)
+
+
+def fwd_locks(recs, key, text, clock, unit):
+    """The callers that waited for a contended lock in each mode's lock
+    run: contentions and wait per 1000 packets."""
+    rs = [find(recs, "fwd", "%s_%s" % (key, m), "softirq")
+          for m, _ in FWD_MODES]
+    if not all(r and "locks" in r for r in rs):
+        return []
+    per = []  # per mode: (caller, type) -> (contentions, wait)
+    for r in rs:
+        d = {}
+        for f in r["locks"]:
+            k = (f["caller"], f["type"])
+            c, w = d.get(k, (0, 0.0))
+            d[k] = (c + int(f["contended"]), w + float(f["wait_ns"]))
+        per.append(d)
+    keys = sorted(set(per[0]) | set(per[1]),
+                  key=lambda k: (-max(m.get(k, (0, 0.0))[1] for m in per), k))
+    def k1000(value, i):
+        return "%.1f" % (value * 1000.0 / max(rs[i]["locks_n"], 1))
+    rows = [[caller, typ] +
+            [k1000(per[i].get((caller, typ), (0, 0.0))[j], i)
+             for j in (0, 1) for i in (0, 1)]
+            for caller, typ in keys]
+    rows.append(["every caller listed", ""] +
+                [k1000(sum(v[j] for v in per[i].values()), i)
+                 for j in (0, 1) for i in (0, 1)])
+    probe = rs[0].get("locks_probe")
+    out = [""] + prose.lines("fwd_locks", test=text, unit=unit,
+                             probe="no check ran" if probe is None else
+                             "%d contentions" % probe)
+    if clock == "icount":
+        out += [""] + prose.lines("fwd_locks_icount")
+    return out + [""] + table(["caller", "lock", "stock contended",
+                               "pool contended", "stock wait",
+                               "pool wait"], rows)
