@@ -82,21 +82,21 @@
 # locks=LIST (tests, comma-separated; default none): after the runs (and
 # the profile run) of each of these tests and modes, one more run of N
 # frames under
-#   perf lock record -a   (the kernel's lock:contention_begin/_end
-#   tracepoints, with the call chain: every stock kernel since 5.19 has
-#   them, no CONFIG_LOCK_STAT needed)
-# and `perf lock contention`'s table of the contended locks by caller,
-# as
-#   # locks: fwd/<test>_<mode> contended=<C> wait_ns=<total> max_ns=<M>
-#     type=<spinlock, rwlock:W...> caller=<symbol+offset> n=N
-# lines (the 16 callers that waited longest) and a last
-#   # locks: fwd/<test>_<mode> callers=<K> n=N
-# (K = 0: no lock was contended in the run).  Wait times are the guest
-# clock's: under -icount instructions executed meanwhile by every vCPU.
-# That the tracepoints report in this guest is shown first, once: two
-# CPUs making and removing directories in one directory (its inode's
-# rwsem), under perf lock record, as
-#   # locks: probe contended=<contentions seen>
+#   perf record -a -g -e cpu-clock -c P   (call chains)
+# whose samples that fell in a lock's wait loop (the spinlock, rwlock,
+# mutex and rwsem slow paths) are charged to the function that took the
+# lock, the first frame below the lock's own functions, as
+#   # locks: fwd/<test>_<mode> samples=<S> caller=<function> via=<the lock
+#     function it called> type=spinlock|rwlock|mutex|rwsem period=P n=N
+# lines, the callers with the most samples first, and a last
+#   # locks: fwd/<test>_<mode> busy=<samples outside the idle loop>
+#     callers=<K> period=P n=N
+# Not the kernel's lock:contention_begin tracepoint (perf lock): it is
+# not reached while a spinlock has a single waiter (the pending bit) nor
+# in a guest (virt_spin_lock(), when the CPU says it runs under a
+# hypervisor), i.e. never with 2 vCPUs.  A spin with interrupts off is
+# sampled only when they are on again, so such a lock's wait shows as
+# the caller of _raw_spin_unlock_irqrestore, not here.
 #
 # Output, per test and mode: a KTAP result, the runs as "#" lines, and
 #   time_bench: fwd/<test>_<mode> ns=<median> ns_min=<best run> cycles=<per
@@ -187,6 +187,8 @@ WARMUP=10000			# frames before the runs of each mode
 CLOCK="time"
 PROFILE=
 PERIOD=100000			# ns between perf record's samples
+# The idle loop's functions (a sample there is no work)
+IDLE_SYMS='safe_halt|default_idle|idle_poll|mwait_idle|acpi_idle|intel_idle|poll_idle|do_idle$'
 LOCKS=
 TIMEOUT=600			# seconds a run may take
 for arg; do
@@ -395,47 +397,64 @@ profile_run() {
 			END { if (!tot) printf "# profile: %s: no samples\n", name }'
 }
 
-# locks_run NAME N: one more run of N frames under perf lock record; the
-# callers that waited longest for a lock as "# locks:" lines
+# locks_run NAME N: one more run of N frames under perf record -g; the
+# functions whose lock waits were sampled as "# locks:" lines
 locks_run() {
-	progress "$1: perf lock record"
-	record_run locks "$2" perf lock record -a -q -D -1 \
-		--control "fifo:$TMP/ctl,$TMP/ack"
+	progress "$1: perf record -g"
+	record_run locks "$2" perf record -a -g -e cpu-clock -c "$PERIOD" -q \
+		-D -1 --control "fifo:$TMP/ctl,$TMP/ack"
 	case $? in 1) return 1 ;; 2) return 0 ;; esac
-	progress "$1: perf lock contention"
-	# Its table (on stderr): contended, then total, max and average wait
-	# each as a value and a unit (ns, us, ms, s), the type, the caller
-	perf lock contention -i "$TMP/perf.data" -k wait_total -E 16 2>&1 |
-		awk -v name="$1" -v n="$2" '
-			function ns(v, u) {
-				return v * (u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "us" ? 1e3 : 1)
+	progress "$1: perf script"
+	# One paragraph per sample, one frame per line: address, symbol
+	perf script -i "$TMP/perf.data" -F ip,sym 2>/dev/null |
+		awk -v name="$1" -v p="$PERIOD" -v n="$2" -v idle="$IDLE_SYMS" '
+			BEGIN { RS = ""; FS = "\n" }
+			{
+				split($1, f, " ")
+				if (f[2] ~ idle)
+					next
+				busy++
+				leaf = f[2]
+				if (leaf ~ /queued_spin_lock_slowpath|virt_spin_lock/)
+					type = "spinlock"
+				else if (leaf ~ /queued_(read|write)_lock_slowpath/)
+					type = "rwlock"
+				else if (leaf ~ /mutex_spin_on_owner|osq_lock|__mutex_lock/)
+					type = "mutex"
+				else if (leaf ~ /rwsem_(spin_on_owner|optimistic_spin|down)/)
+					type = "rwsem"
+				else
+					next
+				via = "-"
+				for (i = 2; i <= NF; i++) {
+					split($i, f, " ")
+					if (f[2] ~ /^_raw_|^do_raw_|^queued_|^__?mutex_lock|^down_(read|write)|^rwsem_|^osq_lock$/) {
+						if (f[2] ~ /^_raw_|^__?mutex_lock|^down_/)
+							via = f[2]
+						continue
+					}
+					break
+				}
+				caller = i <= NF ? f[2] : "?"
+				k = caller " " via " " type
+				if (!(k in cnt))
+					keys[++nk] = k
+				cnt[k]++
 			}
-			$1 ~ /^[0-9]+$/ && NF >= 9 {
-				printf "# locks: %s contended=%s wait_ns=%.0f max_ns=%.0f type=%s caller=%s n=%s\n",
-					name, $1, ns($2, $3), ns($4, $5), $8, $9, n
-				k++
-			}
-			END { printf "# locks: %s callers=%d n=%s\n", name, k, n }'
-}
-
-# locks_probe: the contentions perf lock record sees while two CPUs make
-# and remove directories in one directory, as a "# locks: probe" line
-locks_probe() {
-	progress "perf lock probe"
-	mkdir -p "$TMP/probe"
-	# shellcheck disable=SC2016 # expanded by the inner shells
-	perf lock record -a -q -o "$TMP/probe.data" -- sh -c '
-		for c in 0 1; do
-			taskset -c "$c" sh -c "i=0
-				while [ \$i -lt 300 ]; do
-					mkdir $1/\$\$.\$i && rmdir $1/\$\$.\$i
-					i=\$((i + 1))
-				done" &
-		done
-		wait' sh "$TMP/probe" >/dev/null 2>"$TMP/perf.err"
-	perf lock contention -i "$TMP/probe.data" -E 1000 2>&1 |
-		awk '$1 ~ /^[0-9]+$/ && NF >= 9 { k += $1 }
-			END { printf "# locks: probe contended=%d\n", k }'
+			END {
+				for (i = 1; i <= nk; i++)
+					for (j = i + 1; j <= nk; j++)
+						if (cnt[keys[j]] > cnt[keys[i]]) {
+							t = keys[i]; keys[i] = keys[j]; keys[j] = t
+						}
+				for (i = 1; i <= nk; i++) {
+					split(keys[i], f, " ")
+					printf "# locks: %s samples=%d caller=%s via=%s type=%s period=%s n=%s\n",
+						name, cnt[keys[i]], f[1], f[2], f[3], p, n
+				}
+				printf "# locks: %s busy=%d callers=%d period=%s n=%s\n",
+					name, busy, nk, p, n
+			}'
 }
 
 # field KEY "key=value ...": the value of KEY
@@ -516,7 +535,6 @@ last_cpu=$(sed 's/.*[-,]//' /sys/devices/system/cpu/online)
 ktap_diag "count=$COUNT runs=$RUNS warmup=$WARMUP flows=$FLOWS clock=$CLOCK, $online CPUs, events $EVENTS"
 ktap_diag "kernel $(uname -r); $(dmesg | grep -o 'mem auto-init: .*' | head -n 1)"
 [ -w "$HOOK" ] || ktap_diag "no skb_pool_hook: in pool mode the heads that nftables frees go to the slab"
-[ -z "$LOCKS" ] || [ "$online" -lt 2 ] || locks_probe
 
 for t in $TESTS; do
 	kind=forward pin=0 flows=1 cpus=1

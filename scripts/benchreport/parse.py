@@ -34,9 +34,8 @@ AUTO_INIT = re.compile(r"mem auto-init: .*"
 def parse(path, variant=""):
     """Return (records, settings) from one console log."""
     recs, settings, boot = [], {}, {}
-    probe = None  # contentions forward-bench.sh's lock probe saw
     extra = {}  # fwd case -> {"perf": [...], "fwd": {...}, "profile": [...],
-    #                          "locks": [...], "locks_n": packets}
+    #                          "locks": [...], "locks_run": {...}}
     with open(path, errors="replace") as log:
         lines = log.readlines()
     for raw in lines:
@@ -62,12 +61,11 @@ def parse(path, variant=""):
             elif kind == "profile":
                 if "sym" in f:
                     x["profile"].append(f)
-            elif name == "probe":
-                probe = int(f["contended"])
             elif "caller" in f:
                 x["locks"].append(f)
-            elif "callers" in f:
-                x["locks_n"] = int(f["n"])
+            elif "busy" in f:
+                x["locks_run"] = {k: int(f[k]) for k in ("busy", "period",
+                                                         "n")}
             continue
         if not raw.startswith("time_bench: "):
             continue
@@ -87,9 +85,8 @@ def parse(path, variant=""):
         x = extra.get("%s/%s" % (r["suite"], r["case"]))
         if x:
             r["perf"], r["profile"] = x["perf"], x["profile"]
-            if "locks_n" in x:
-                r["locks"], r["locks_n"] = x["locks"], x["locks_n"]
-                r["locks_probe"] = probe
+            if "locks_run" in x:
+                r["locks"], r["locks_run"] = x["locks"], x["locks_run"]
             r.update({"fwd_" + k: v for k, v in x["fwd"].items()})
     for k, v in boot.items():
         settings.setdefault(k, v)

@@ -260,37 +260,38 @@ def fwd_profile(recs, key, text, unit):
 
 
 def fwd_locks(recs, key, text, clock, unit):
-    """The callers that waited for a contended lock in each mode's lock
-    run: contentions and wait per 1000 packets."""
+    """The functions whose waits for a lock were sampled in each mode's
+    lock run, per packet in the run's clock."""
     rs = [find(recs, "fwd", "%s_%s" % (key, m), "softirq")
           for m, _ in FWD_MODES]
-    if not all(r and "locks" in r for r in rs):
+    if not all(r and "locks_run" in r for r in rs):
         return []
-    per = []  # per mode: (caller, type) -> (contentions, wait)
+    per = []  # per mode: (caller, lock) -> unit per packet
     for r in rs:
-        d = {}
+        run, d = r["locks_run"], {}
         for f in r["locks"]:
-            k = (f["caller"], f["type"])
-            c, w = d.get(k, (0, 0.0))
-            d[k] = (c + int(f["contended"]), w + float(f["wait_ns"]))
+            k = (f["caller"], "%s, %s()" % (f["type"], f["via"])
+                 if f["via"] != "-" else f["type"])
+            d[k] = d.get(k, 0) + int(f["samples"]) * run["period"] / run["n"]
         per.append(d)
     keys = sorted(set(per[0]) | set(per[1]),
-                  key=lambda k: (-max(m.get(k, (0, 0.0))[1] for m in per), k))
-    def k1000(value, i):
-        return "%.1f" % (value * 1000.0 / max(rs[i]["locks_n"], 1))
-    rows = [[caller, typ] +
-            [k1000(per[i].get((caller, typ), (0, 0.0))[j], i)
-             for j in (0, 1) for i in (0, 1)]
-            for caller, typ in keys]
-    rows.append(["every caller listed", ""] +
-                [k1000(sum(v[j] for v in per[i].values()), i)
-                 for j in (0, 1) for i in (0, 1)])
-    probe = rs[0].get("locks_probe")
+                  key=lambda k: (-max(m.get(k, 0) for m in per), k))
+    rows = [[caller, lock, "%.0f" % per[0].get((caller, lock), 0),
+             "%.0f" % per[1].get((caller, lock), 0),
+             "%+.0f" % (per[1].get((caller, lock), 0) -
+                        per[0].get((caller, lock), 0))]
+            for caller, lock in keys]
+    tot = [sum(d.values()) for d in per]
+    rows.append(["every lock wait sampled", "", "%.0f" % tot[0],
+                 "%.0f" % tot[1], "%+.0f" % (tot[1] - tot[0])])
+    busy = [r["locks_run"]["busy"] * r["locks_run"]["period"] /
+            r["locks_run"]["n"] for r in rs]
+    rows.append(["the run's busy time (idle loop excluded)", "",
+                 "%.0f" % busy[0], "%.0f" % busy[1],
+                 "%+.0f" % (busy[1] - busy[0])])
     out = [""] + prose.lines("fwd_locks", test=text, unit=unit,
-                             probe="no check ran" if probe is None else
-                             "%d contentions" % probe)
+                             period=rs[0]["locks_run"]["period"])
     if clock == "icount":
         out += [""] + prose.lines("fwd_locks_icount")
-    return out + [""] + table(["caller", "lock", "stock contended",
-                               "pool contended", "stock wait",
-                               "pool wait"], rows)
+    return out + [""] + table(["function that took the lock", "lock",
+                               "stock", "pool", "pool - stock"], rows)

@@ -261,15 +261,15 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(len(r["profile"]), 7)
         self.assertNotIn("locks", r)  # no lock run
         r = find(recs, "fwd", "forward_txcpu_stock", "softirq")
-        self.assertEqual([(f["caller"], f["type"], f["contended"],
-                           f["wait_ns"]) for f in r["locks"]],
-                         [("free_pcppages_bulk+0x5a", "spinlock", "300",
-                           "9000000"),
-                          ("rmqueue_bulk+0x4e", "spinlock", "50",
-                           "1500000")])
-        self.assertEqual((r["locks_n"], r["locks_probe"]), (100000, 81))
+        self.assertEqual([(f["caller"], f["via"], f["samples"])
+                          for f in r["locks"]],
+                         [("free_pcppages_bulk", "_raw_spin_lock", "30"),
+                          ("sch_direct_xmit", "_raw_spin_lock", "5"),
+                          ("free_pcppages_bulk", "-", "2")])
+        self.assertEqual(r["locks_run"], {"busy": 2000, "period": 100000,
+                                          "n": 100000})
         r = find(recs, "fwd", "multiflow_stock", "softirq")
-        self.assertEqual((r["locks"], r["locks_n"]), ([], 100000))
+        self.assertEqual(r["locks"], [])
         r = find(recs, "fwd", "multiflow_pool", "softirq")
         self.assertEqual(r["profile"], [])  # "# profile: ...: no samples"
         self.assertEqual(r["fwd_clock"], "tcg")
@@ -614,38 +614,43 @@ class TablesTest(unittest.TestCase):
     def test_fwd_locks(self):
         out = tables.fwd_tables(recs_of("fwd_console.log"),
                                 "instructions/packet")
-        i = out.index("##### Which locks contend: forward, TX completion "
-                      "on another CPU, per 1000 packets, EMULATED ns "
+        i = out.index("##### Which locks the CPUs wait for: forward, TX "
+                      "completion on another CPU, per packet, EMULATED ns "
                       "(plain TCG, 2 vCPUs): not time")
-        self.assertIn("`perf lock record -a`", out[i + 2])
-        self.assertIn("`perf lock record`: 81 contentions.", out[i + 2])
-        # per 1000 of the 100000 packets; a caller seen in one mode only
-        # is 0 in the other; sorted by the longer wait of the two modes
-        self.assertEqual(out[i + 4:i + 9], [
-            "| caller | lock | stock contended | pool contended | "
-            "stock wait | pool wait |",
-            "|---|---:|---:|---:|---:|---:|",
-            "| free_pcppages_bulk+0x5a | spinlock | 3.0 | 1.0 | 90000.0 | "
-            "20000.0 |",
-            "| rmqueue_bulk+0x4e | spinlock | 0.5 | 0.0 | 15000.0 | 0.0 |",
-            "| every caller listed |  | 3.5 | 1.0 | 105000.0 | 20000.0 |"])
+        self.assertIn("`perf record -a -g -e cpu-clock -c 100000`",
+                      out[i + 2])
+        # samples * 100000 ns / 100000 packets; a caller seen in one mode
+        # only is 0 in the other; the longer wait of the two modes first
+        self.assertEqual(out[i + 4:i + 11], [
+            "| function that took the lock | lock | stock | pool | "
+            "pool - stock |",
+            "|---|---:|---:|---:|---:|",
+            "| free_pcppages_bulk | spinlock, _raw_spin_lock() | 30 | 10 | "
+            "-20 |",
+            "| sch_direct_xmit | spinlock, _raw_spin_lock() | 5 | 0 | -5 |",
+            "| free_pcppages_bulk | spinlock | 2 | 0 | -2 |",
+            "| every lock wait sampled |  | 37 | 10 | -27 |",
+            "| the run's busy time (idle loop excluded) |  | 2000 | 1800 | "
+            "-200 |"])
         text = "\n".join(out)
-        self.assertNotIn("run by turns", text)  # TCG, not -icount
+        self.assertNotIn("by turns", text)  # TCG, not -icount
         # multiflow: only stock had a lock run, no table
-        self.assertEqual(text.count("##### Which locks contend"), 1)
-        # -icount: no lock contended in either mode, and why few may be
+        self.assertEqual(text.count("##### Which locks"), 1)
+        # -icount: no lock wait sampled in either mode, and why waits may
+        # be long there
         out = tables.fwd_tables(recs_of("fwd_icount_console.log"),
                                 "instructions/packet")
-        i = out.index("##### Which locks contend: forward, TX completion "
-                      "on another CPU, per 1000 packets, instructions "
+        i = out.index("##### Which locks the CPUs wait for: forward, TX "
+                      "completion on another CPU, per packet, instructions "
                       "(-icount, 2 vCPUs)")
-        self.assertIn("`perf lock record`: no check ran.", out[i + 2])
-        self.assertIn("run by turns", out[i + 4])
+        self.assertIn("by turns", out[i + 4])
         self.assertEqual(out[i + 6:], [
-            "| caller | lock | stock contended | pool contended | "
-            "stock wait | pool wait |",
-            "|---|---:|---:|---:|---:|---:|",
-            "| every caller listed |  | 0.0 | 0.0 | 0.0 | 0.0 |", ""])
+            "| function that took the lock | lock | stock | pool | "
+            "pool - stock |",
+            "|---|---:|---:|---:|---:|",
+            "| every lock wait sampled |  | 0 | 0 | +0 |",
+            "| the run's busy time (idle loop excluded) |  | 600 | 540 | "
+            "-60 |", ""])
 
     def test_vehicle_units(self):
         """render_run's tables in each vehicle's unit (plots stood in)."""
