@@ -60,9 +60,9 @@ TARGETS_SHEAVES = [
 # Issue 9's targets, under -icount with init_on_alloc=1: the most pool
 # may cost against stock per packet, as a fraction (-0.15 would be: 15%
 # fewer).  The RFC's -15% with the TX completion on another CPU is
-# retired (issue 21): stock's skb head functions are about 5% of that
-# path's instructions, so a head that cost nothing would save 5%; the
-# rest is the same code in both modes (docs/nic.md).
+# retired (issue 21): stock's skb head functions are 5 to 6% of that
+# path's instructions, so a head that cost nothing would save no more;
+# the rest is the same code in both modes (docs/nic.md).
 FWD_TARGETS = {"drop": (0.0, "pool not worse than stock"),
                "forward": (0.0, "pool not worse than stock"),
                "forward_txcpu": (0.0, "pool not worse than stock (the "
