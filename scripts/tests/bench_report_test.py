@@ -73,6 +73,13 @@ def log(name):
 def recs_of(name, variant=""):
     return parse.parse(log(name), variant)[0]
 
+def fwd_section(name, heading):
+    """bench-report's forwarding tables of log @name, and the index of
+    the line @heading in them."""
+    out = tables.fwd_tables(recs_of(name), "instructions/packet")
+    return out, out.index(heading)
+
+
 
 def bench_lines(name):
     """The log's benchmark lines, counted without the parser."""
@@ -590,11 +597,10 @@ class TablesTest(unittest.TestCase):
                       "accounting); 402184 packets/s", out)
 
     def test_fwd_profile(self):
-        out = tables.fwd_tables(recs_of("fwd_console.log"),
-                                "instructions/packet")
-        i = out.index("##### Where the difference is: forward, TX "
-                      "completion on the RX CPU, per packet by function, "
-                      "instructions (-icount, 1 vCPU)")
+        out, i = fwd_section(
+            "fwd_console.log", "##### Where the difference is: forward, TX "
+            "completion on the RX CPU, per packet by function, "
+            "instructions (-icount, 1 vCPU)")
         self.assertIn("the 7 whose cost differs most", out[i + 2])
         self.assertIn("-c 100000` (a sample every 100000 ns", out[i + 2])
         # samples outside the idle loop: stock 1000, pool 1055; memset_erms
@@ -612,11 +618,10 @@ class TablesTest(unittest.TestCase):
             self.assertNotIn("| %s |" % idle, text)
 
     def test_fwd_locks(self):
-        out = tables.fwd_tables(recs_of("fwd_console.log"),
-                                "instructions/packet")
-        i = out.index("##### Which locks the CPUs wait for: forward, TX "
-                      "completion on another CPU, per packet, EMULATED ns "
-                      "(plain TCG, 2 vCPUs): not time")
+        out, i = fwd_section(
+            "fwd_console.log", "##### Which locks the CPUs wait for: "
+            "forward, TX completion on another CPU, per packet, EMULATED "
+            "ns (plain TCG, 2 vCPUs): not time")
         self.assertIn("`perf record -a -g -e cpu-clock -c 100000`",
                       out[i + 2])
         # samples * 100000 ns / 100000 packets; a caller seen in one mode
@@ -638,11 +643,10 @@ class TablesTest(unittest.TestCase):
         self.assertEqual(text.count("##### Which locks"), 1)
         # -icount: no lock wait sampled in either mode, and why waits may
         # be long there
-        out = tables.fwd_tables(recs_of("fwd_icount_console.log"),
-                                "instructions/packet")
-        i = out.index("##### Which locks the CPUs wait for: forward, TX "
-                      "completion on another CPU, per packet, instructions "
-                      "(-icount, 2 vCPUs)")
+        out, i = fwd_section(
+            "fwd_icount_console.log", "##### Which locks the CPUs wait "
+            "for: forward, TX completion on another CPU, per packet, "
+            "instructions (-icount, 2 vCPUs)")
         self.assertIn("by turns", out[i + 4])
         self.assertEqual(out[i + 6:], [
             "| function that took the lock | lock | stock | pool | "
