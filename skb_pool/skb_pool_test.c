@@ -131,7 +131,7 @@ static unsigned int round_trip(struct qmp_test *t, enum make_how make,
 	}
 	*local = 0;
 	for (i = 0; i < made; i++)
-		*local += page_to_nid(virt_to_page(skbs[i])) == numa_mem_id();
+		*local += !__qmempool_elsewhere(skbs[i]);
 	for (i = 0; i < made; i++)
 		free_skb_how(skbs[i], how);
 	found = localq_holds(pool, skbs, made);
@@ -462,7 +462,7 @@ static void test_consume_plain(struct qmp_test *t)
 	localq_holds(pool, NULL, 0);
 	n = consume_build(&c);
 	for (i = 0; i < n; i++) {
-		local += page_to_nid(virt_to_page(c.skbs[i])) == numa_mem_id();
+		local += !__qmempool_elsewhere(c.skbs[i]);
 		if (i & 1)
 			c.skbs[i]->destructor = count_destructor;
 		skb_pool_consume_skb(c.skbs[i], NAPI_POLL_WEIGHT);
@@ -519,8 +519,7 @@ static void test_consume_not_plain(struct qmp_test *t)
 	/* The last reference of the shared one: now it is plain */
 	skb_pool_consume_skb(c.skbs[0], NAPI_POLL_WEIGHT);
 	found = localq_holds(pool, c.skbs, 1);
-	QMP_EXPECT(t, found == (page_to_nid(virt_to_page(c.skbs[0])) ==
-				numa_mem_id()),
+	QMP_EXPECT(t, found == !__qmempool_elsewhere(c.skbs[0]),
 		   "the last reference of a shared skb: head %s the pool",
 		   found ? "in" : "not in");
 	while (n > 4)
@@ -589,7 +588,7 @@ static unsigned int consume_traced(struct traced_run *r, unsigned int *local)
 	}
 	*local = 0;
 	for (i = 0; i < r->n; i++) {
-		*local += page_to_nid(virt_to_page(r->skbs[i])) == numa_mem_id();
+		*local += !__qmempool_elsewhere(r->skbs[i]);
 		skb_pool_consume_skb(r->skbs[i], NAPI_POLL_WEIGHT);
 	}
 	found = localq_holds(pool, r->skbs, r->n);
@@ -667,7 +666,7 @@ static bool next_head_local(void)
 		skb = pool_skb();
 		if (!skb)
 			return false;
-		local = page_to_nid(virt_to_page(skb)) == numa_mem_id();
+		local = !__qmempool_elsewhere(skb);
 		skb_pool_consume_skb(skb, NAPI_POLL_WEIGHT);
 		if (local)
 			return true;
@@ -692,7 +691,7 @@ static void consume_case(struct qmp_test *t, const struct consume_case *cc,
 	if (primed)
 		skb = cc->make(arg);
 	if (skb) {
-		local = page_to_nid(virt_to_page(skb)) == numa_mem_id();
+		local = !__qmempool_elsewhere(skb);
 		skb_pool_consume_skb(skb, NAPI_POLL_WEIGHT);
 		pooled = localq_holds(pool, &skb, 1);
 		if (cc->count)
