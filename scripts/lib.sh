@@ -10,6 +10,13 @@ QMP_CACHE=${QMP_CACHE:-/var/cache/qmempool}
 QMP_PROG=$(basename "$0")
 export QMP_CACHE
 
+# The kernel reports a boot does not survive (an oops, a panic, a bad
+# access, a KASAN report; not KCSAN's nor soft lockups, after which a
+# kernel goes on): scripts/vm-run's boot watcher stops waiting for init
+# after one, scripts/check names the first one of a failed boot.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+QMP_FATAL_RE='BUG: KASAN|BUG: kernel|BUG: unable|Oops|Kernel panic|general protection fault'
+
 # Debian suite and mirror of the guest root file system.
 QMP_SUITE=${QMP_SUITE:-bookworm}
 QMP_MIRROR=${QMP_MIRROR:-http://deb.debian.org/debian}
