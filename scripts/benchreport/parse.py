@@ -34,8 +34,11 @@ AUTO_INIT = re.compile(r"mem auto-init: .*"
 def parse(path, variant=""):
     """Return (records, settings) from one console log."""
     recs, settings, boot = [], {}, {}
-    extra = {}  # fwd case -> {"perf": [...], "fwd": {...}, "profile": [...],
-    #                          "locks": [...], "locks_run": {...}}
+    # fwd case -> the comment lines of its latest record (they follow its
+    # time_bench line; a log of several boots has one record per boot):
+    # {"perf": [...], "fwd": {...}, "profile": [...], "locks": [...],
+    #  "locks_run": {...}}
+    extra = {}
     with open(path, errors="replace") as log:
         lines = log.readlines()
     for raw in lines:
@@ -51,8 +54,7 @@ def parse(path, variant=""):
         m = re.match(r"# (perf|fwd|profile|locks): (\S+?):? (.*)$", raw)
         if m:
             kind, name, text = m.groups()
-            x = extra.setdefault(name, {"perf": [], "fwd": {}, "profile": [],
-                                        "locks": []})
+            x = extra.setdefault(name, new_extra())
             f = dict(FIELDS.findall(text))
             if kind == "perf":
                 x["perf"].append(text)
@@ -80,10 +82,11 @@ def parse(path, variant=""):
         rec["cycles"] = None if rec["cycles"] == "-" else float(rec["cycles"])
         for k in ("n", "runs", "cpus"):
             rec[k] = int(rec[k])
+        extra[name] = rec["_extra"] = new_extra()
         recs.append(rec)
     for r in recs:
-        x = extra.get("%s/%s" % (r["suite"], r["case"]))
-        if x:
+        x = r.pop("_extra")
+        if x["perf"] or x["fwd"] or x["profile"] or "locks_run" in x:
             r["perf"], r["profile"] = x["perf"], x["profile"]
             if "locks_run" in x:
                 r["locks"], r["locks_run"] = x["locks"], x["locks_run"]
@@ -93,16 +96,23 @@ def parse(path, variant=""):
     return merge_boots(recs), settings
 
 
+def new_extra():
+    """The comment lines of one forwarding record, none yet."""
+    return {"perf": [], "fwd": {}, "profile": [], "locks": []}
+
+
 def merge_boots(recs):
     """A log of several boots has each case once per boot: keep one record
-    with the median of the boots' medians (ns_boots: every boot's), the
-    fastest run of all, and boots=<count>."""
+    with the median of the boots' medians (ns_boots: every boot's, in
+    boot order), the fastest run of all, and boots=<count>; the rest of
+    it (a forwarding record's packets/s, perf lines) is the median boot's
+    (of an even count, the lower middle one's)."""
     groups = {}
     for r in recs:
         groups.setdefault((r["suite"], r["case"], r["ctx"]), []).append(r)
     out = []
     for rs in groups.values():
-        r = dict(rs[0])
+        r = dict(sorted(rs, key=lambda x: x["ns"])[(len(rs) - 1) // 2])
         r["boots"] = len(rs)
         if len(rs) > 1:
             r["ns_boots"] = [x["ns"] for x in rs]

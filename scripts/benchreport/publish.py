@@ -101,8 +101,11 @@ def section(vehicle, recs, meta, body, pngs, links):
     elif "fwd" in suites:
         fr = [r for r in recs if r["suite"] == "fwd"]
         head += ["- date: %s; command: `%s` (packets per run: %s, "
-                 "runs=%s, median reported; CPUs per test in the table)"
-                 % (date, command, fr[0]["n"], fr[0]["runs"]),
+                 "runs=%s, median reported%s; CPUs per test in the table)"
+                 % (date, command, fr[0]["n"], fr[0]["runs"],
+                    "; %d boots, the median of their medians, each boot's "
+                    "in results.json" % fr[0]["boots"]
+                    if fr[0]["boots"] > 1 else ""),
                  "- init_on_alloc=%s, init_on_free=%s (the kernel's "
                  "mem auto-init line; zeroing counted when on)"
                  % (settings.get("init_on_alloc", "?"),

@@ -33,9 +33,12 @@ def summary(runs):
     # guest (vehicle fwd) go to the icount column of their kernel
     cols, emulated, replaces = [], [], {}
     for v, k, recs in runs:
-        if v not in ("icount", "uml", "host", "fwd", "user"):
+        if v not in ("icount", "uml", "host", "fwd", "user", "umlfwd"):
             continue
-        part = "vnic" if v == "fwd" else "main"
+        part = "vnic" if v in ("fwd", "umlfwd") else "main"
+        # UML's forwarding figures go to the uml column of their series
+        if v == "umlfwd":
+            v = "uml"
         if v == "fwd":
             # emulated time is never quoted here
             if any(r.get("fwd_clock") == "tcg" for r in recs):

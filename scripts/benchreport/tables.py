@@ -180,15 +180,45 @@ def order_table(recs, unit):
 
 def fwd_unit(clock, cpus, unit):
     """What a forwarding row's figures are."""
-    n = "%d vCPU%s" % (cpus, "s" * (cpus > 1))
-    return {"icount": "instructions (-icount, %s)" % n,
-            "tcg": "EMULATED ns (plain TCG, %s): not time" % n}.get(
-                clock, per_packet(unit))
+    n = "%d CPU%s" % (cpus, "s" * (cpus > 1))
+    return {"icount": "instructions (-icount, %s)" % n.replace("CPU", "vCPU"),
+            "tcg": "EMULATED ns (plain TCG, %s): not time"
+                   % n.replace("CPU", "vCPU"),
+            "uml": "ns (UML, %s)" % n}.get(clock, per_packet(unit))
 
 
 def pct(a, b):
     """@b against @a, in percent."""
     return "%+.1f%%" % ((b - a) * 100.0 / a) if a and b is not None else "n/a"
+
+
+def fwd_figure(r):
+    """A forwarding record's figure: its ns, and where several boots
+    made it, their spread."""
+    if not r:
+        return "n/a"
+    if len(r.get("ns_boots", [])) > 1:
+        return "%.1f (%.1f-%.1f)" % (r["ns"], min(r["ns_boots"]),
+                                     max(r["ns_boots"]))
+    return "%.1f" % r["ns"]
+
+
+def fwd_rfc(recs):
+    """The RFC's forwarding gains beside this run's, where the run is in
+    time (clock=uml): a sentence, or []."""
+    mine = []
+    for key, text, _, _ in fwd_rows(recs, "uml"):
+        rs = [find(recs, "fwd", "%s_%s" % (key, m), "softirq")
+              for m, _ in FWD_MODES]
+        if all(rs) and key in ("drop", "forward"):
+            pps = [float(r["fwd_pps"]) if "fwd_pps" in r else None
+                   for r in rs]
+            mine.append("%s %+.1f ns (%s kpps)" % (
+                text, rs[1]["ns"] - rs[0]["ns"],
+                "%+.0f" % ((pps[1] - pps[0]) / 1000) if all(pps) else "n/a"))
+    if not mine:
+        return []
+    return ["", prose.text("fwd_rfc", here="; ".join(mine))]
 
 
 def fwd_tables(recs, unit):
@@ -203,13 +233,20 @@ def fwd_tables(recs, unit):
         pps = ["{:,}".format(int(r["fwd_pps"])) if r and "fwd_pps" in r
                else "n/a" for r in rs]
         rows.append([text, str(cpus), fwd_unit(clock, cpus, unit)] +
-                    ["%.1f" % x if x is not None else "n/a" for x in ns] +
+                    [fwd_figure(r) for r in rs] +
                     [pct(ns[0], ns[1])] + pps)
     first = next(r for r in recs if r["suite"] == "fwd")
-    out = prose.lines("fwd_table", packets=int(first["n"]),
-                      runs=int(first["runs"])) + [""]
+    uml = first.get("fwd_clock") == "uml"
+    if uml:
+        out = prose.lines("fwd_table_uml", packets=int(first["n"]),
+                          runs=int(first["runs"]), boots=first["boots"])
+    else:
+        out = prose.lines("fwd_table", packets=int(first["n"]),
+                          runs=int(first["runs"]))
+    out += [""]
     out += table(["test", "CPUs", "unit", "stock", "pool", "delta",
                   "stock packets/s", "pool packets/s"], rows)
+    out += fwd_rfc(recs)
     verdicts = ["%s: %s: %s (%+.1f%%)" % (text, what,
                                           "met" if ok else "MISSED", d * 100)
                 for text, what, ok, d in fwd_verdicts(recs)]

@@ -10,7 +10,10 @@ from .cases import BULKS, FWD_MODES, INIT0, find, fwd_rows, lookup, sheaves
 # "pool": the record's ns; "ratio": pool/slab of a case, same boot;
 # "skb": skb pool/NAPI skb cache of a case (skb_bench), same boot;
 # "ring": the worst ALF/rte_ring ratio over BULKS (1 thread, medians);
-# "ring2": ALF/rte_ring, 2 threads, bulk 8, best rounds (ns_min)
+# "ring2": ALF/rte_ring, 2 threads, bulk 8, best rounds (ns_min);
+# "fwd": pool/stock of a forwarding test (vnic/forward-bench.sh), same
+# boot (issue 21's forwarding in time, on every UML series: vehicle
+# umlfwd, whose figures the summary puts in the uml column)
 TARGETS = [
     ("pool alloc+free, softirq, exported, init_on_alloc=0", ("icount",),
      60, ("pool", "pool_reuse", "softirq", INIT0)),
@@ -30,6 +33,11 @@ TARGETS = [
      ("ring2", "spsc", "user", "")),
     ("skb build 1 + free 1, pool / NAPI cache, softirq", ("icount",), 0.95,
      ("skb", "reuse", "softirq", "")),
+    ("forwarding, early drop, pool / stock, ns/packet, same boot",
+     ("umlfwd", "uml"), 0.97, ("fwd", "drop", "softirq", "")),
+    ("forwarding, TX completion on the RX CPU, pool / stock, ns/packet, "
+     "same boot", ("umlfwd", "uml"), 0.97,
+     ("fwd", "forward", "softirq", "")),
 ]
 # Issue 10's time targets against a slab without sheaves (before 7.0);
 # issue 21's replace them where the slab has sheaves
@@ -75,13 +83,17 @@ def target_figure(recs, how):
     kind, case, ctx, variant = how
     if kind == "pool":
         return lookup(recs, "qmempool", case, ctx, variant), ""
-    if kind in ("ratio", "skb"):
+    if kind in ("ratio", "skb", "fwd"):
         # "same boot": each boot's ratio, then their median (a boot may
         # run 2x slower than the next, which a ratio of medians mixes in)
-        suite, stock = ("qmempool", "slab_") if kind == "ratio" else \
-            ("skb", "napi_")
-        pool = find(recs, suite, "pool_" + case, ctx, variant)
-        slab = find(recs, suite, stock + case, ctx, variant)
+        if kind == "fwd":
+            pool = find(recs, "fwd", case + "_pool", ctx, variant)
+            slab = find(recs, "fwd", case + "_stock", ctx, variant)
+        else:
+            suite, stock = ("qmempool", "slab_") if kind == "ratio" else \
+                ("skb", "napi_")
+            pool = find(recs, suite, "pool_" + case, ctx, variant)
+            slab = find(recs, suite, stock + case, ctx, variant)
         if not pool or not slab or not slab["ns"]:
             return None, ""
         pb, sb = pool.get("ns_boots"), slab.get("ns_boots")

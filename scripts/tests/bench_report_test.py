@@ -27,6 +27,8 @@ The logs (bench_report/):
   fwd_console.log   vnic/forward-bench.sh through guest-run ("forward_bench:
       " prefix, "# perf/fwd/profile:" lines), the 2-vCPU tests under TCG
   fwd_icount_console.log  the same with every test under -icount
+  umlfwd_console.log  forward-bench.sh clock=uml (vehicle umlfwd), 3 boots,
+      the second with the pool mode first; boot 3 is every case's median
   host_console.log  `make bench HOST=1`'s dmesg, 2 CPUs
 Their figures are chosen so that targets are met and missed; the
 expectations below were worked out by hand from the lines.
@@ -359,6 +361,19 @@ class MultiBootTest(unittest.TestCase):
         r = find(self.recs, "qmempool", "slab_pattern256", "softirq")
         self.assertEqual((r["boots"], r["ns"]), (3, 51.0))
 
+    def test_fwd_extras_per_boot(self):
+        # each boot's comment lines stay with that boot's record, and the
+        # merged record carries the median boot's (boot 3: 920 ns)
+        # (not the 6 lines of all three boots, not the first boot's)
+        r = find(recs_of("umlfwd_console.log"), "fwd", "drop_stock",
+                 "softirq")
+        self.assertEqual((r["boots"], r["ns"], r["ns_boots"], r["ns_min"]),
+                         (3, 920.0, [900.0, 950.0, 920.0], 895.0))
+        self.assertEqual((r["fwd_pps"], r["fwd_clock"], len(r["perf"]),
+                          r["fwd_task_clock_ms"]),
+                         ("1086957", "uml", 2, "1220.000"))
+        self.assertTrue(r["perf"][0].startswith("wall-clock 1220.00 msec"))
+
     def test_single_boot_kept(self):
         recs = parse.merge_boots(recs_of("host_console.log"))
         r = find(recs, "qmempool", "slab_reuse", "softirq")
@@ -475,6 +490,22 @@ class TargetsTest(unittest.TestCase):
                           ("forward, TX completion on another CPU",
                            "pool not worse than stock (the RFC's -15% "
                            "retired, docs/nic.md)", True, -10.0)])
+
+    def test_uml_fwd(self):
+        # pool / stock per boot: drop 850/900, 880/950, 870/920 = 0.944,
+        # 0.926, 0.946; forward 1480/1500, 1500/1550, 1490/1520 = 0.987,
+        # 0.968, 0.980
+        recs = recs_of("umlfwd_console.log")
+        self.assertEqual(targets.targets("umlfwd", recs, "uml-7.3"), [
+            ("forwarding, early drop, pool / stock, ns/packet, same boot",
+             "0.94 (median of 3 boots: 0.94 0.93 0.95)", 0.97, True),
+            ("forwarding, TX completion on the RX CPU, pool / stock, "
+             "ns/packet, same boot",
+             "0.98 (median of 3 boots: 0.99 0.97 0.98)", 0.97, False)])
+        # a uml run without forwarding has no such row
+        self.assertFalse([r for r in targets.targets(
+            "uml", recs_of("uml_console.log"), "uml-7.3")
+            if r[0].startswith("forwarding")])
 
 
 class TablesTest(unittest.TestCase):
@@ -596,6 +627,31 @@ class TablesTest(unittest.TestCase):
                       "95 (summed over CPUs 0); idle 73.697 msec (tick "
                       "accounting); 402184 packets/s", out)
 
+    def test_uml_fwd(self):
+        out = tables.fwd_tables(recs_of("umlfwd_console.log"), "ns/packet")
+        # medians of 3 boots, their spread; packets/s of the median boot
+        self.assertIn("| early drop (nftables raw, prerouting) | 1 | ns (UML, "
+                      "1 CPU) | 920.0 (900.0-950.0) | 870.0 (850.0-880.0) | "
+                      "-5.4% | 1,086,957 | 1,149,425 |", out)
+        self.assertIn("| forward, TX completion on the RX CPU | 1 | ns (UML, "
+                      "1 CPU) | 1520.0 (1500.0-1550.0) | 1490.0 "
+                      "(1480.0-1500.0) | -2.0% | 657,895 | 671,141 |", out)
+        self.assertTrue(any(line.startswith("#### Forwarding through "
+                                            "qmp_vnic in User-Mode Linux")
+                            for line in out))
+        self.assertTrue(any("1000000 packets per run, 3 runs per boot, 3 "
+                            "boots" in line for line in out))
+        rfc = [line for line in out if line.startswith("The 2014 RFC")]
+        self.assertEqual(len(rfc), 1)
+        self.assertTrue(rfc[0].endswith(
+            "Here, pool against stock: early drop (nftables raw, "
+            "prerouting) -50.0 ns (+62 kpps); forward, TX completion on "
+            "the RX CPU -30.0 ns (+13 kpps)."), rfc[0])
+        # -icount runs get no RFC sentence
+        self.assertFalse([line for line in tables.fwd_tables(
+            recs_of("fwd_console.log"), "instructions/packet")
+            if line.startswith("The 2014 RFC")])
+
     def test_fwd_profile(self):
         out, i = fwd_section(
             "fwd_console.log", "##### Where the difference is: forward, TX "
@@ -694,6 +750,25 @@ class SummaryTest(unittest.TestCase):
                 ("user", "6.18", recs_of("user_console.log")),
                 ("fwd", K61, recs_of("fwd_console.log")),
                 ("fwd", K612, recs_of("fwd_icount_console.log"))]
+
+    def test_uml_fwd_column(self):
+        # UML's forwarding figures join the uml column of their series,
+        # as its "vnic" part, with their targets
+        sm = summary.summary([
+            ("uml", "uml-6.1", recs_of("uml_console.log")),
+            ("umlfwd", "uml-7.3", recs_of("umlfwd_console.log"))])
+        u73 = "uml uml-7.3 (ns, slab with sheaves)"
+        self.assertEqual(sm["columns"], ["uml uml-6.1 (ns)", u73])
+        self.assertEqual(sm["replaces"], {"uml uml-6.1 (ns)": {"main"},
+                                          u73: {"vnic"}})
+        rows = sm["rows"]
+        self.assertEqual(rows["vnic early drop (nftables raw, prerouting), "
+                              "skb pool (1 CPU)"],
+                         {"uml uml-6.1 (ns)": "n/a", u73: "870.0"})
+        self.assertEqual(
+            rows["target <= 0.97: forwarding, early drop, pool / stock, "
+                 "ns/packet, same boot"][u73],
+            "0.94 (median of 3 boots: 0.94 0.93 0.95) met")
 
     def test_columns(self):
         sm = summary.summary(self.runs())
