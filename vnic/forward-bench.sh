@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # forward-bench.sh [count=N] [runs=R] [tests=LIST] [flows=F] [warmup=W]
-#                  [clock=time|icount|tcg] [profile=LIST] [period=P]
-#                  [locks=LIST] [timeout=S]
+#                  [clock=time|icount|tcg|uml] [profile=LIST] [period=P]
+#                  [locks=LIST] [modes=stock,pool] [timeout=S]
 #
 # Forwarding benchmarks of qmp_vnic.ko, stock against pool, in the guest
 # (scripts/guest-run's "script" kind, after alf_queue.ko, qmempool.ko,
@@ -23,7 +23,9 @@
 # each in mode "stock" (napi_build_skb() and napi_consume_skb(); the skb
 # pool's free hook off) and in mode "pool" (skb_pool_build_skb() and
 # skb_pool_consume_skb(); the free hook on where skb_pool_hook.ko is
-# loaded, so the heads that nftables frees go back to the pool too).
+# loaded, so the heads that nftables frees go back to the pool too), in
+# the order modes= gives (default stock,pool; a benchmark in time that
+# boots several times alternates it, so neither mode always runs first).
 # Per test and mode: a warm-up of W frames (default 10000), then R runs
 # (default 3) of N frames (default 100000), each wrapped in
 #   perf stat -a -A -x, -D -1 --control fifo:... -e <events>
@@ -51,6 +53,16 @@
 #     the time is emulated: host time spent emulating the guest, not a
 #     figure to quote): the busy time summed over the CPUs (perf's
 #     task-clock minus idle);
+#   - clock=uml (User-Mode Linux, which has no perf events): no perf;
+#     each CPU's busy time is the run's wall time (CLOCK_MONOTONIC from
+#     /proc/timer_list, read before the first idle snapshot and after the
+#     last) minus its idle time, summed over the CPUs (UML here has 1):
+#     native time.  Starting a process costs some 6 ms in UML, as much as
+#     a few thousand packets, so the window starts none but the polling's
+#     sleep, once a second instead of every 0.1 s, and the final count's
+#     (the clock and idle times are read with the shell's builtins):
+#     about 6 ms a second, 0.6%, in both modes.  profile= and locks= are
+#     refused;
 #   - clock=icount (QEMU -icount shift=0,sleep=off): the guest clock
 #     advances 1 ns per guest instruction, so the figure is INSTRUCTIONS
 #     per frame, not time.  With several vCPUs the clock is shared: it
@@ -132,18 +144,38 @@ fwd_done() {
 # modes).
 idle_snapshot() {
 	echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null
+	idle_ns <"$DBG/cpu_idle_us"
+}
+# idle_ns: cpu_idle_us's line (stdin) in nanoseconds, CPUs without "-"
+idle_ns() {
 	awk '{ for (i = 1; i <= NF; i++) {
 			split($i, f, ":")
 			if (f[2] != "-")
 				printf "%s:%.0f ", f[1], f[2] * 1000
-		} }' "$DBG/cpu_idle_us"
+		} }'
+}
+# idle_raw VAR: idle_snapshot's line as cpu_idle_us has it (idle_ns
+# converts it later) into VAR, and now_ns VAR: CLOCK_MONOTONIC in ns, from
+# /proc/timer_list's "now at N nsecs" (its third line), into VAR: with the
+# shell's builtins only, no process nor subshell, where starting one
+# costs what a few thousand packets do (UML: some 6 ms)
+idle_raw() {
+	echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null
+	read -r "$1" <"$DBG/cpu_idle_us"
+}
+now_ns() {
+	{ read -r _; read -r _; read -r _ _ "$1" _; } </proc/timer_list
 }
 
-# wait_done KIND EXPECTED Q0 TIMEOUT: until every requested frame is
-# generated and (KIND forward) fwd_done EXPECTED Q0 reaches EXPECTED; 1
-# after TIMEOUT seconds, or if that count did not move for 2 s
+# wait_done KIND EXPECTED Q0 TIMEOUT [POLL]: until every requested frame
+# is generated and (KIND forward) fwd_done EXPECTED Q0 reaches EXPECTED;
+# 1 after TIMEOUT seconds, or if that count did not move for 20 polls;
+# it looks every POLL seconds (0.1, or 1: where the sleep's process is
+# dear, as in UML, fewer of them)
 wait_done() {
+	wd_poll=${5:-0.1}
 	wd_left=$(($4 * 10)) wd_last=-1 wd_same=0
+	[ "$wd_poll" = 0.1 ] || wd_left=$4
 	while :; do
 		read -r wd_rx <"$DBG/vnic0/rx_pending"
 		wd_tx=0
@@ -162,13 +194,28 @@ wait_done() {
 		fi
 		wd_left=$((wd_left - 1))
 		[ "$wd_left" -gt 0 ] || return 1
-		sleep 0.1
+		sleep "$wd_poll"
 	done
 }
 
-# The measured window, run by perf stat as its workload (started with
-# the events disabled): __window TMP KIND N EXPECTED Q0 TIMEOUT
+# The measured window, run by perf stat or perf record as its workload
+# (started with the events disabled; CTL perf), or on its own with the
+# monotonic clock read around it (CTL wall, clock=uml: no process started
+# in it but the polling's sleep, every second, and the final count's):
+# __window TMP KIND N EXPECTED Q0 TIMEOUT CTL
 if [ "${1:-}" = __window ]; then
+	if [ "$8" = wall ]; then
+		now_ns w0 && idle_raw i0 || exit 2
+		echo "$4" >"$DBG/vnic0/rx_count"
+		wait_done "$3" "$5" "$6" "$7" 1
+		rc=$?
+		idle_raw i1 && now_ns w1 || exit 2
+		echo "wall0 $w0"
+		echo "idle0us $i0"
+		echo "idle1us $i1"
+		echo "wall1 $w1"
+		exit "$rc"
+	fi
 	echo enable >"$2/ctl" && read -r _ <"$2/ack" || exit 2
 	echo "idle0 $(idle_snapshot)"
 	echo "$4" >"$DBG/vnic0/rx_count"
@@ -190,6 +237,7 @@ PERIOD=100000			# ns between perf record's samples
 # The idle loop's functions (a sample there is no work)
 IDLE_SYMS='safe_halt|default_idle|idle_poll|mwait_idle|acpi_idle|intel_idle|poll_idle|do_idle$'
 LOCKS=
+MODES="stock pool"
 TIMEOUT=600			# seconds a run may take
 for arg; do
 	case $arg in
@@ -202,11 +250,20 @@ for arg; do
 	profile=*) PROFILE=$(echo "${arg#profile=}" | tr , ' ') ;;
 	period=*) PERIOD=${arg#period=} ;;
 	locks=*) LOCKS=$(echo "${arg#locks=}" | tr , ' ') ;;
+	modes=*) MODES=$(echo "${arg#modes=}" | tr , ' ') ;;
 	timeout=*) TIMEOUT=${arg#timeout=} ;;
 	*) echo "forward-bench.sh: unknown argument '$arg'" >&2; exit 2 ;;
 	esac
 done
-case $CLOCK in time | icount | tcg) ;; *) echo "forward-bench.sh: clock=time|icount|tcg" >&2; exit 2 ;; esac
+case $CLOCK in time | icount | tcg | uml) ;; *) echo "forward-bench.sh: clock=time|icount|tcg|uml" >&2; exit 2 ;; esac
+if [ "$CLOCK" = uml ] && [ -n "$PROFILE$LOCKS" ]; then
+	echo "forward-bench.sh: profile= and locks= need perf, which clock=uml has not" >&2
+	exit 2
+fi
+case " $MODES " in
+" stock pool " | " pool stock ") ;;
+*) echo "forward-bench.sh: modes=stock,pool or modes=pool,stock" >&2; exit 2 ;;
+esac
 TESTS=$(echo "$TESTS" | tr , ' ')
 for t in $TESTS $PROFILE $LOCKS; do
 	case $t in drop | forward | forward_txcpu | multiflow) ;;
@@ -239,8 +296,11 @@ set_mode() {
 }
 
 # The software events everywhere, the PMU's where perf can count them
+# (clock=uml: none, no perf)
 EVENTS=task-clock,context-switches,cpu-migrations,page-faults
+[ "$CLOCK" != uml ] || EVENTS=-
 for ev in cycles instructions cache-misses iTLB-load-misses; do
+	[ "$CLOCK" != uml ] || break
 	v=$(perf stat -x, -e "$ev" true 2>&1 | awk -F, -v e="$ev" '$3 == e { print $1 }')
 	case $v in '' | *[!0-9.]*) ;; *) EVENTS=$EVENTS,$ev ;; esac
 done
@@ -285,16 +345,22 @@ account() {
 	fi
 }
 
-# measure N: one run of N frames in perf stat; sets res (key=value ...)
-# and writes the perf counts of the run to $TMP/perf.txt.  1 on failure
-# (reason in res).
+# measure N: one run of N frames in perf stat (clock=uml: on its own,
+# timed by the wall clock); sets res (key=value ...) and writes the perf
+# counts of the run to $TMP/perf.txt.  1 on failure (reason in res).
 measure() {
 	snap "$1"
 	rm -f "$TMP/perf.out" "$TMP/win.out"
-	taskset -c "$pin" perf stat -a -A -x, -D -1 \
-		--control "fifo:$TMP/ctl,$TMP/ack" -e "$EVENTS" \
-		-o "$TMP/perf.out" -- sh "$SELF" __window "$TMP" "$kind" "$1" \
-		"$exp" "$q0" "$TIMEOUT" >"$TMP/win.out" 2>"$TMP/perf.err"
+	if [ "$CLOCK" = uml ]; then
+		: >"$TMP/perf.out"
+		taskset -c "$pin" sh "$SELF" __window "$TMP" "$kind" "$1" \
+			"$exp" "$q0" "$TIMEOUT" wall >"$TMP/win.out" 2>"$TMP/perf.err"
+	else
+		taskset -c "$pin" perf stat -a -A -x, -D -1 \
+			--control "fifo:$TMP/ctl,$TMP/ack" -e "$EVENTS" \
+			-o "$TMP/perf.out" -- sh "$SELF" __window "$TMP" "$kind" "$1" \
+			"$exp" "$q0" "$TIMEOUT" perf >"$TMP/win.out" 2>"$TMP/perf.err"
+	fi
 	mrc=$?
 	if ! account "$1"; then
 		res="frames lost: requested $1, $acct"
@@ -305,15 +371,29 @@ measure() {
 		return 1
 	fi
 	res=$(awk -F, -v n="$1" -v clock="$CLOCK" -v evs="$EVENTS" \
-		-v i0="$(sed -n 's/^idle0 //p' "$TMP/win.out")" \
-		-v i1="$(sed -n 's/^idle1 //p' "$TMP/win.out")" \
+		-v i0="$(sed -n 's/^idle0 //p' "$TMP/win.out"; sed -n 's/^idle0us //p' "$TMP/win.out" | idle_ns)" \
+		-v i1="$(sed -n 's/^idle1 //p' "$TMP/win.out"; sed -n 's/^idle1us //p' "$TMP/win.out" | idle_ns)" \
+		-v w0="$(sed -n 's/^wall0 //p' "$TMP/win.out")" \
+		-v w1="$(sed -n 's/^wall1 //p' "$TMP/win.out")" \
 		-v out="$TMP/perf.txt" '
 		function idle(s, a,   k, i, p) {
 			k = split(s, p, " ")
 			for (i = 1; i <= k; i++) { split(p[i], f, ":"); a[f[1]] = f[2] }
 			return k
 		}
-		BEGIN { na0 = idle(i0, a0); na1 = idle(i1, a1) }
+		BEGIN {
+			na0 = idle(i0, a0); na1 = idle(i1, a1)
+			# clock=uml: every CPU was there for the wall time
+			if (clock == "uml" && w1 > w0) {
+				for (c in a1) {
+					tc[c] = w1 - w0
+					cl = cl (ntc++ ? "," : "") c
+				}
+				tot["wall-clock"] = ntc * (w1 - w0) / 1e6
+				unit["wall-clock"] = "msec"
+				evs = "wall-clock"
+			}
+		}
 		/^#/ || NF < 4 { next }
 		{
 			cpu = $1; sub(/^CPU/, "", cpu)
@@ -366,7 +446,7 @@ record_run() {
 	rm -f "$TMP/perf.data"
 	taskset -c "$pin" "$@" -o "$TMP/perf.data" -- \
 		sh "$SELF" __window "$TMP" "$kind" "$rr_n" "$exp" "$q0" "$TIMEOUT" \
-		>"$TMP/win.out" 2>"$TMP/perf.err"
+		perf >"$TMP/win.out" 2>"$TMP/perf.err"
 	prc=$?
 	if ! account "$rr_n"; then
 		res="$rr_what run: frames lost: requested $rr_n, $acct"
@@ -563,7 +643,7 @@ for t in $TESTS; do
 		continue
 	fi
 	progress "$t: set up"
-	for m in stock pool; do
+	for m in $MODES; do
 		bench "$t" "$m" "$cpus"
 	done
 	drop_rule off
