@@ -3,7 +3,7 @@
 #
 # forward-bench.sh [count=N] [runs=R] [tests=LIST] [flows=F] [warmup=W]
 #                  [clock=time|icount|tcg|uml] [profile=LIST] [period=P]
-#                  [locks=LIST] [modes=stock,pool] [timeout=S]
+#                  [locks=LIST] [modes=stock,pool] [ksyms=1] [timeout=S]
 #
 # Forwarding benchmarks of qmp_vnic.ko, stock against pool, in the guest
 # (scripts/guest-run's "script" kind, after alf_queue.ko, qmempool.ko,
@@ -25,7 +25,8 @@
 # skb_pool_consume_skb(); the free hook on where skb_pool_hook.ko is
 # loaded, so the heads that nftables frees go back to the pool too), in
 # the order modes= gives (default stock,pool; a benchmark in time that
-# boots several times alternates it, so neither mode always runs first).
+# boots several times alternates it, so neither mode always runs first;
+# one mode alone, for a profile of it taken from outside).
 # Per test and mode: a warm-up of W frames (default 10000), then R runs
 # (default 3) of N frames (default 100000), each wrapped in
 #   perf stat -a -A -x, -D -1 --control fifo:... -e <events>
@@ -109,6 +110,12 @@
 # hypervisor), i.e. never with 2 vCPUs.  A spin with interrupts off is
 # sampled only when they are on again, so such a lock's wait shows as
 # the caller of _raw_spin_unlock_irqrestore, not here.
+#
+# ksyms=1: after the runs of each test, while qmp_vnic.ko is loaded, the
+# text symbols of the project's modules (/proc/kallsyms) as
+#   # ksym: <address> <symbol> [<module>]
+# lines, for a profile taken from outside the guest (scripts/bench's UML
+# forwarding profile: the host sees UML's addresses, not its modules).
 #
 # Output, per test and mode: a KTAP result, the runs as "#" lines, and
 #   time_bench: fwd/<test>_<mode> ns=<median> ns_min=<best run> cycles=<per
@@ -238,6 +245,7 @@ PERIOD=100000			# ns between perf record's samples
 IDLE_SYMS='safe_halt|default_idle|idle_poll|mwait_idle|acpi_idle|intel_idle|poll_idle|do_idle$'
 LOCKS=
 MODES="stock pool"
+KSYMS=
 TIMEOUT=600			# seconds a run may take
 for arg; do
 	case $arg in
@@ -251,6 +259,7 @@ for arg; do
 	period=*) PERIOD=${arg#period=} ;;
 	locks=*) LOCKS=$(echo "${arg#locks=}" | tr , ' ') ;;
 	modes=*) MODES=$(echo "${arg#modes=}" | tr , ' ') ;;
+	ksyms=*) KSYMS=${arg#ksyms=} ;;
 	timeout=*) TIMEOUT=${arg#timeout=} ;;
 	*) echo "forward-bench.sh: unknown argument '$arg'" >&2; exit 2 ;;
 	esac
@@ -261,8 +270,8 @@ if [ "$CLOCK" = uml ] && [ -n "$PROFILE$LOCKS" ]; then
 	exit 2
 fi
 case " $MODES " in
-" stock pool " | " pool stock ") ;;
-*) echo "forward-bench.sh: modes=stock,pool or modes=pool,stock" >&2; exit 2 ;;
+" stock pool " | " pool stock " | " stock " | " pool ") ;;
+*) echo "forward-bench.sh: modes=stock,pool, pool,stock, stock or pool" >&2; exit 2 ;;
 esac
 TESTS=$(echo "$TESTS" | tr , ' ')
 for t in $TESTS $PROFILE $LOCKS; do
@@ -606,7 +615,9 @@ bench() {
 # ---- the document ------------------------------------------------------
 
 planned=0
-for t in $TESTS; do planned=$((planned + 2)); done
+for t in $TESTS; do
+	for m in $MODES; do planned=$((planned + 1)); done
+done
 ktap_begin "$planned"
 net_sysctl
 unload
@@ -625,8 +636,7 @@ for t in $TESTS; do
 		params="queues=1 tx_cpu=$last_cpu" cpus=2
 		if [ "$online" -lt 2 ]; then
 			ktap_diag "forward_txcpu needs 2 CPUs or more: skipped"
-			ktap_skip "fwd_${t}_stock" "one CPU"
-			ktap_skip "fwd_${t}_pool" "one CPU"
+			for m in $MODES; do ktap_skip "fwd_${t}_$m" "one CPU"; done
 			continue
 		fi
 		;;
@@ -636,8 +646,9 @@ for t in $TESTS; do
 	# shellcheck disable=SC2086 # parameters split on purpose
 	if ! load $params || ! echo "$flows" >"$DBG/vnic0/flows" ||
 		{ [ "$kind" = drop ] && ! drop_rule on iifname vnic0; }; then
-		ktap_not_ok "fwd_${t}_stock" "insmod $params or the set-up failed"
-		ktap_not_ok "fwd_${t}_pool" "insmod $params or the set-up failed"
+		for m in $MODES; do
+			ktap_not_ok "fwd_${t}_$m" "insmod $params or the set-up failed"
+		done
 		drop_rule off
 		rmmod qmp_vnic 2>/dev/null
 		continue
@@ -646,6 +657,9 @@ for t in $TESTS; do
 	for m in $MODES; do
 		bench "$t" "$m" "$cpus"
 	done
+	[ "$KSYMS" != 1 ] ||
+		awk '$2 ~ /^[tT]$/ && $4 ~ /^\[(qmp_vnic|skb_pool|qmempool|alf_queue)\]$/ {
+			print "# ksym: " $1 " " $3 " " $4 }' /proc/kallsyms
 	drop_rule off
 	rmmod qmp_vnic || ktap_diag "rmmod qmp_vnic failed"
 done
