@@ -106,7 +106,8 @@ def merge_boots(recs):
     with the median of the boots' medians (ns_boots: every boot's, in
     boot order), the fastest run of all, and boots=<count>; the rest of
     it (a forwarding record's packets/s, perf lines) is the median boot's
-    (of an even count, the lower middle one's)."""
+    (of an even count, the lower middle one's), but a profile or lock run
+    of any boot's (a profile taken from outside follows the last boot)."""
     groups = {}
     for r in recs:
         groups.setdefault((r["suite"], r["case"], r["ctx"]), []).append(r)
@@ -114,6 +115,10 @@ def merge_boots(recs):
     for rs in groups.values():
         r = dict(sorted(rs, key=lambda x: x["ns"])[(len(rs) - 1) // 2])
         r["boots"] = len(rs)
+        for k in ("profile", "locks_run", "locks"):
+            r[k] = next((x[k] for x in rs if x.get(k)), r.get(k))
+            if r[k] is None:
+                del r[k]
         if len(rs) > 1:
             r["ns_boots"] = [x["ns"] for x in rs]
             r["ns"] = statistics.median(r["ns_boots"])

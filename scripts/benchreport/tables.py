@@ -262,14 +262,16 @@ def fwd_tables(recs, unit):
     if perf:
         out += ["", prose.text("fwd_perf"), ""] + perf
     for key, text, cpus, clock in fwd_rows(recs):
-        out += fwd_profile(recs, key, text, fwd_unit(clock, cpus, unit))
+        out += fwd_profile(recs, key, text, fwd_unit(clock, cpus, unit),
+                           clock)
         out += fwd_locks(recs, key, text, clock, fwd_unit(clock, cpus, unit))
     return out + [""]
 
 
-def fwd_profile(recs, key, text, unit):
+def fwd_profile(recs, key, text, unit, clock=None):
     """The functions whose share of the samples differs most between stock
-    and pool, scaled to each mode's figure per packet."""
+    and pool, scaled to each mode's figure per packet (in UML, samples
+    taken by the host's perf: another prose)."""
     rs = [find(recs, "fwd", "%s_%s" % (key, m), "softirq")
           for m, _ in FWD_MODES]
     if not all(r and r.get("profile") for r in rs):
@@ -291,8 +293,14 @@ def fwd_profile(recs, key, text, unit):
                  "figure of the table above", "%.0f" % rs[0]["ns"],
                  "%.0f" % rs[1]["ns"], "%+.0f" % (rs[1]["ns"] - rs[0]["ns"])])
     f = rs[0]["profile"][0]
-    return [""] + prose.lines("fwd_profile", test=text, unit=unit,
-                              period=f["period"], count=len(delta)) + \
+    if clock == "uml":
+        head = prose.lines("fwd_profile_uml", test=text, unit=unit,
+                           period=f["period"], count=len(delta),
+                           packets=int(f["n"]))
+    else:
+        head = prose.lines("fwd_profile", test=text, unit=unit,
+                           period=f["period"], count=len(delta))
+    return [""] + head + \
         [""] + table(["function", "stock", "pool", "pool - stock"], rows)
 
 
