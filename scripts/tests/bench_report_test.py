@@ -1224,6 +1224,28 @@ class CommandTest(TempDir):
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               encoding="utf-8", timeout=300, check=False)
 
+    def test_umlfwd_run(self):
+        d = self.run_dir("umlfwd-7.3", "umlfwd_console.log")
+        out = os.path.join(self.tmp, "bench", "BENCHMARKS.md")
+        p = self.bench_report("--out", out, "umlfwd:uml-7.3:" + d)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        with open(out) as f:
+            doc = f.read()
+        self.assertIn("\n<!-- bench-run: umlfwd uml-7.3 -->\n## qmp_vnic "
+                      "forwarding in User-Mode Linux (linux-source-7.3, SLUB "
+                      "with sheaves, -O2, nftables), 1 CPU, native, kernel "
+                      "uml-7.3\n", doc)
+        self.assertIn("(packets per run: 1000000, runs=3, median reported; "
+                      "3 boots, the median of their medians, each boot's in "
+                      "results.json; CPUs per test in the table)", doc)
+        # its figures in the summary's uml column, with their targets
+        with open(os.path.join(self.tmp, "bench", "summary.md")) as f:
+            sm = f.read()
+        self.assertIn("| case | uml uml-7.3 (ns, slab with sheaves) |", sm)
+        self.assertIn("| target <= 0.97: forwarding, early drop, pool / "
+                      "stock, ns/packet, same boot | 0.94 (median of 3 "
+                      "boots: 0.94 0.93 0.95) met |", sm)
+
     def test_tcg_run(self):
         d = self.run_dir("tcg-" + K612, "tcg_console.log")
         out = os.path.join(self.tmp, "bench", "BENCHMARKS.md")
@@ -1231,8 +1253,9 @@ class CommandTest(TempDir):
         self.assertEqual((p.returncode, p.stdout, p.stderr), (0, "", ""))
         with open(os.path.join(self.tmp, "bench", "summary.md")) as f:
             self.assertEqual(f.read(), "No summary column: the summary "
-                             "shows the icount, uml, host, fwd and user "
-                             "vehicles; this run (tcg) is in BENCHMARKS.md.\n")
+                             "shows the icount, uml, host, fwd, umlfwd and "
+                             "user vehicles; this run (tcg) is in "
+                             "BENCHMARKS.md.\n")
         with open(out) as f:
             doc = f.read()
         self.assertIn("\n<!-- bench-run: tcg %s -->\n## QEMU plain TCG "
