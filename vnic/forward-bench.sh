@@ -92,11 +92,12 @@
 # times the mode's figure) and their difference.  The sampling's own cost
 # is in the profile run only, never in the result lines.
 #
-# locks=LIST (tests, comma-separated; default none): after the runs (and
-# the profile run) of each of these tests and modes, one more run of N
-# frames under
+# locks=LIST (tests, comma-separated; default none): after the runs of
+# each of these tests and modes, one more run of N frames under
 #   perf record -a -g -e cpu-clock -c P   (call chains)
-# whose samples that fell in a lock's wait loop (the spinlock, rwlock,
+# (for a test in both lists, the one sampled run gives both: its
+# profile, from each sample's leaf, and its locks), whose samples that
+# fell in a lock's wait loop (the spinlock, rwlock,
 # mutex and rwsem slow paths) are charged to the function that took the
 # lock, the first frame below the lock's own functions, as
 #   # locks: fwd/<test>_<mode> samples=<S> caller=<function> via=<the lock
@@ -466,16 +467,29 @@ record_run() {
 	return 2
 }
 
-# profile_run NAME N: one more run of N frames under perf record; the
-# symbols with the most samples as "# profile:" lines
-profile_run() {
-	progress "$1: perf record"
-	record_run profile "$2" perf record -a -e cpu-clock -c "$PERIOD" -B -N -q \
-		-D -1 --control "fifo:$TMP/ctl,$TMP/ack"
+# sample_run NAME N PROFILE LOCKS: one more run of N frames under perf
+# record, with call chains (-g) where LOCKS is 1; from its samples the
+# symbols with the most samples as "# profile:" lines where PROFILE is 1
+# (profile_report), the functions whose lock waits were sampled as
+# "# locks:" lines where LOCKS is 1 (locks_report)
+sample_run() {
+	sr_g=
+	[ "$4" != 1 ] || sr_g=-g
+	progress "$1: perf record $sr_g"
+	# shellcheck disable=SC2086 # sr_g: no word or -g
+	record_run profile "$2" perf record -a $sr_g -e cpu-clock -c "$PERIOD" \
+		-B -N -q -D -1 --control "fifo:$TMP/ctl,$TMP/ack"
 	case $? in 1) return 1 ;; 2) return 0 ;; esac
+	[ "$3" != 1 ] || profile_report "$1" "$2"
+	[ "$4" != 1 ] || locks_report "$1" "$2"
+}
+
+# profile_report NAME N: the symbols of $TMP/perf.data (the leaf of each
+# sample) with at least 0.2% of the samples
+profile_report() {
 	progress "$1: perf report"
-	perf report -i "$TMP/perf.data" --stdio --no-children --sort sym \
-		-F sample,sym --percent-limit 0.2 2>/dev/null |
+	perf report -i "$TMP/perf.data" --stdio --no-children -g none \
+		--sort sym -F sample,sym --percent-limit 0.2 2>/dev/null |
 		awk -v name="$1" -v p="$PERIOD" -v n="$2" '
 			/^#/ || NF < 3 { next }
 			{
@@ -486,13 +500,9 @@ profile_run() {
 			END { if (!tot) printf "# profile: %s: no samples\n", name }'
 }
 
-# locks_run NAME N: one more run of N frames under perf record -g; the
-# functions whose lock waits were sampled as "# locks:" lines
-locks_run() {
-	progress "$1: perf record -g"
-	record_run locks "$2" perf record -a -g -e cpu-clock -c "$PERIOD" -q \
-		-D -1 --control "fifo:$TMP/ctl,$TMP/ack"
-	case $? in 1) return 1 ;; 2) return 0 ;; esac
+# locks_report NAME N: the functions of $TMP/perf.data (recorded with -g)
+# whose lock waits were sampled
+locks_report() {
 	progress "$1: perf script"
 	# One paragraph per sample, one frame per line: address, symbol
 	perf script -i "$TMP/perf.data" -F ip,sym 2>/dev/null |
@@ -593,22 +603,14 @@ bench() {
 	echo "# perf: $bname: $(cat "$TMP/perf.$mrun")"
 	echo "# perf: $bname: idle $(field idle_ms "$mres") msec (tick accounting), busy $(field busy_sum_ms "$mres") msec summed, busiest CPU $(field busiest_cpu "$mres") $(field busiest_ms "$mres") msec; $(field pps "$mres") packets/s; $(field rx_pages "$mres") pages allocated by vnic0's RX rings"
 	echo "# fwd: $bname $mres run=$mrun hook=$hook clock=$CLOCK"
-	case " $PROFILE " in
-	*" $1 "*)
-		if ! profile_run "$bname" "$COUNT"; then
-			ktap_not_ok "fwd_$1_$2" "$res"
-			return
-		fi
-		;;
-	esac
-	case " $LOCKS " in
-	*" $1 "*)
-		if ! locks_run "$bname" "$COUNT"; then
-			ktap_not_ok "fwd_$1_$2" "$res"
-			return
-		fi
-		;;
-	esac
+	# One sampled run for the profile and the lock waits both
+	prof=0 lk=0
+	case " $PROFILE " in *" $1 "*) prof=1 ;; esac
+	case " $LOCKS " in *" $1 "*) lk=1 ;; esac
+	if [ "$prof$lk" != 00 ] && ! sample_run "$bname" "$COUNT" "$prof" "$lk"; then
+		ktap_not_ok "fwd_$1_$2" "$res"
+		return
+	fi
 	ktap_ok "fwd_$1_$2"
 }
 
