@@ -7,7 +7,7 @@ older summary and headline_table() writes its HEADLINE rows."""
 from . import prose
 from .cases import FWD_MODES, FWD_ROWS, ORDER, find, sheaves
 from .tables import cell, table
-from .targets import targets
+from .targets import TARGETS, targets
 
 # Figures of the 2014 RFC (Xeon E5-2695, native ns), quoted for reference
 RFC_2014 = {"alf_mpmc_bulk1": 9.5, "alf_mpmc_bulk16": 1.55,
@@ -205,6 +205,15 @@ def parse_summary(lines):
             "replaces": {}}
 
 
+def row_part(text):
+    """The part of a column a summary row belongs to: "vnic" for the
+    forwarding tests' rows and their targets (a fwd or umlfwd run's), else
+    "main"."""
+    fwd = {target_row(t, lim) for t, _, lim, how in TARGETS
+           if how[0] == "fwd"}
+    return "vnic" if text.startswith("vnic ") or text in fwd else "main"
+
+
 def merge_summary(old, new):
     """@old's columns and rows with @new's runs in place of theirs: a
     column of a run of @new loses its old figures (a fwd run's only those
@@ -214,12 +223,11 @@ def merge_summary(old, new):
     rows = {t: dict(cs) for t, cs in old["rows"].items()}
     for c, parts in new["replaces"].items():
         for t, cs in rows.items():
-            if ("vnic" if t.startswith("vnic ") else "main") in parts:
+            if row_part(t) in parts:
                 cs.pop(c, None)
     for t, cs in new["rows"].items():
         for c, x in cs.items():
-            if ("vnic" if t.startswith("vnic ") else "main") in \
-                    new["replaces"].get(c, ()):
+            if row_part(t) in new["replaces"].get(c, ()):
                 rows.setdefault(t, {})[c] = x
     key = {c: (ORDER.index(c.split()[0]) if c.split()[0] in ORDER
                else len(ORDER), c) for c in cols}

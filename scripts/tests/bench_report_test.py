@@ -769,6 +769,17 @@ class SummaryTest(unittest.TestCase):
             rows["target <= 0.97: forwarding, early drop, pool / stock, "
                  "ns/packet, same boot"][u73],
             "0.94 (median of 3 boots: 0.94 0.93 0.95) met")
+        # merged into an older summary: the vnic part of the column,
+        # forwarding targets included, and the rest kept
+        old = summary.summary([
+            ("uml", "uml-7.3", recs_of("uml_console.log"))])
+        m = summary.merge_summary(old, sm)
+        self.assertEqual(
+            m["rows"]["target <= 0.97: forwarding, early drop, pool / "
+                      "stock, ns/packet, same boot"][u73],
+            "0.94 (median of 3 boots: 0.94 0.93 0.95) met")
+        self.assertEqual(m["rows"]["ALF MPMC, per element, bulk 1"][u73],
+                         old["rows"]["ALF MPMC, per element, bulk 1"][u73])
 
     def test_columns(self):
         sm = summary.summary(self.runs())
