@@ -205,13 +205,17 @@ def parse_summary(lines):
             "replaces": {}}
 
 
+# The summary rows of the forwarding tests' targets
+FWD_TARGET_ROWS = {target_row(t, lim) for t, _, lim, how in TARGETS
+                   if how[0] == "fwd"}
+
+
 def row_part(text):
     """The part of a column a summary row belongs to: "vnic" for the
     forwarding tests' rows and their targets (a fwd or umlfwd run's), else
     "main"."""
-    fwd = {target_row(t, lim) for t, _, lim, how in TARGETS
-           if how[0] == "fwd"}
-    return "vnic" if text.startswith("vnic ") or text in fwd else "main"
+    return "vnic" if text.startswith("vnic ") or \
+        text in FWD_TARGET_ROWS else "main"
 
 
 def merge_summary(old, new):

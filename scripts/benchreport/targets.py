@@ -77,23 +77,25 @@ FWD_TARGETS = {"drop": (0.0, "pool not worse than stock"),
                                  "RFC's -15% retired, docs/nic.md)")}
 
 
+# The same-boot ratios: kind -> (suite, the pool's case, the case it is
+# set against), each case name a format of the target's case
+SAME_BOOT = {"ratio": ("qmempool", "pool_%s", "slab_%s"),
+             "skb": ("skb", "pool_%s", "napi_%s"),
+             "fwd": ("fwd", "%s_pool", "%s_stock")}
+
+
 def target_figure(recs, how):
     """Issue 10's figure @how (see TARGETS) in @recs, and a note saying
     where it comes from, or (None, "")."""
     kind, case, ctx, variant = how
     if kind == "pool":
         return lookup(recs, "qmempool", case, ctx, variant), ""
-    if kind in ("ratio", "skb", "fwd"):
+    if kind in SAME_BOOT:
         # "same boot": each boot's ratio, then their median (a boot may
         # run 2x slower than the next, which a ratio of medians mixes in)
-        if kind == "fwd":
-            pool = find(recs, "fwd", case + "_pool", ctx, variant)
-            slab = find(recs, "fwd", case + "_stock", ctx, variant)
-        else:
-            suite, stock = ("qmempool", "slab_") if kind == "ratio" else \
-                ("skb", "napi_")
-            pool = find(recs, suite, "pool_" + case, ctx, variant)
-            slab = find(recs, suite, stock + case, ctx, variant)
+        suite, mine, theirs = SAME_BOOT[kind]
+        pool = find(recs, suite, mine % case, ctx, variant)
+        slab = find(recs, suite, theirs % case, ctx, variant)
         if not pool or not slab or not slab["ns"]:
             return None, ""
         pb, sb = pool.get("ns_boots"), slab.get("ns_boots")
