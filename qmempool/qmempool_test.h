@@ -30,6 +30,12 @@
 
 /* Duration of each stress case in ms (module parameter) */
 extern unsigned int stress_ms;
+/*
+ * Whether the cases that kretprobe the slab's allocation calls run
+ * (module parameter): `make check` runs them only in its single-threaded
+ * TCG guest, see qmempool_test_fault.c
+ */
+extern bool slab_probes;
 
 /*
  * Tag @obj as held by @owner for its allocation number @seq (the whole

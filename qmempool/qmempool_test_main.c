@@ -24,6 +24,14 @@ unsigned int stress_ms = 3000;
 module_param(stress_ms, uint, 0444);
 MODULE_PARM_DESC(stress_ms, "Duration of each stress case in ms (default 3000)");
 
+bool slab_probes = true;
+module_param(slab_probes, bool, 0444);
+MODULE_PARM_DESC(slab_probes, "Run the cases that put kretprobes on the slab's allocation calls (default 1; 0 skips them)");
+
+static char *only;
+module_param(only, charp, 0444);
+MODULE_PARM_DESC(only, "Comma-separated cases to run (default: all; the others are skipped)");
+
 static const struct qmp_test_case qmempool_cases[] = {
 	{ "create_validation", test_create_validation },
 	{ "cache_not_inspectable", test_cache_not_inspectable },
@@ -51,8 +59,8 @@ static const struct qmp_test_case qmempool_cases[] = {
 static int __init qmempool_test_init(void)
 {
 	qmp_misuse_start();
-	return qmp_run_suite("qmempool", qmempool_cases,
-			     ARRAY_SIZE(qmempool_cases));
+	return qmp_run_suite_only("qmempool", qmempool_cases,
+				  ARRAY_SIZE(qmempool_cases), only);
 }
 
 static void __exit qmempool_test_exit(void)

@@ -99,27 +99,75 @@ static inline void qmp_test_skip(struct qmp_test *t, const char *reason)
 	t->skip = reason;
 }
 
+/* The length of the name at @p of a comma-separated list */
+static inline size_t qmp_only_len(const char *p)
+{
+	const char *end = strchr(p, ',');
+
+	return end ? (size_t)(end - p) : strlen(p);
+}
+
+/* Whether the @len characters at @p are @name */
+static inline bool qmp_name_is(const char *p, size_t len, const char *name)
+{
+	return len == strlen(name) && !strncmp(p, name, len);
+}
+
+/* Whether the comma-separated list @list names @name (the whole name) */
+static inline bool qmp_case_named(const char *list, const char *name)
+{
+	const char *p;
+	size_t len;
+
+	for (p = list; *p; p += len + !!p[len]) {
+		len = qmp_only_len(p);
+		if (qmp_name_is(p, len, name))
+			return true;
+	}
+	return false;
+}
+
 /**
- * qmp_run_suite() - run @n cases and print their KTAP document
+ * qmp_run_suite_only() - run the cases named in @only, print the KTAP document
  * @suite: suite name, for the closing summary line
  * @cases: the cases, run in order
  * @n: number of cases
+ * @only: comma-separated case names (a module's `only=` parameter), or
+ *	NULL or "" for every case; the others are reported skipped, so the
+ *	document still numbers every case of the suite
  *
  * Return: 0 if no case failed, else -EINVAL (so that a test module's init
- * can return it and insmod fails, as the kernel's own test modules do).
+ * can return it and insmod fails, as the kernel's own test modules do);
+ * -EINVAL, before any case ran, if @only names a case the suite lacks.
  */
-static inline int qmp_run_suite(const char *suite,
-				const struct qmp_test_case *cases,
-				unsigned int n)
+static inline int qmp_run_suite_only(const char *suite,
+				     const struct qmp_test_case *cases,
+				     unsigned int n, const char *only)
 {
 	unsigned int i, pass = 0, fail = 0, skip = 0;
+	const char *p;
+	size_t len;
 
+	for (p = only ? only : ""; *p; p += len + !!p[len]) {
+		len = qmp_only_len(p);
+		for (i = 0; i < n; i++)
+			if (qmp_name_is(p, len, cases[i].name))
+				break;
+		if (i == n) {
+			qmp_ktap_out("# %s: only=%s: \"%.*s\" is no case of the suite",
+				     suite, only, (int)len, p);
+			return -EINVAL;
+		}
+	}
 	qmp_ktap_out("KTAP version 1");
 	qmp_ktap_out("1..%u", n);
 	for (i = 0; i < n; i++) {
 		struct qmp_test t = { .name = cases[i].name };
 
-		cases[i].run(&t);
+		if (only && *only && !qmp_case_named(only, t.name))
+			qmp_test_skip(&t, "not in only=");
+		else
+			cases[i].run(&t);
 		if (t.failed) {
 			fail++;
 			qmp_ktap_out("not ok %u %s # %s", i + 1, t.name, t.first);
@@ -133,6 +181,21 @@ static inline int qmp_run_suite(const char *suite,
 	}
 	qmp_ktap_out("# %s: pass:%u fail:%u skip:%u", suite, pass, fail, skip);
 	return fail ? -EINVAL : 0;
+}
+
+/**
+ * qmp_run_suite() - run @n cases and print their KTAP document
+ * @suite: suite name, for the closing summary line
+ * @cases: the cases, run in order
+ * @n: number of cases
+ *
+ * Return: see qmp_run_suite_only().
+ */
+static inline int qmp_run_suite(const char *suite,
+				const struct qmp_test_case *cases,
+				unsigned int n)
+{
+	return qmp_run_suite_only(suite, cases, n, NULL);
 }
 
 #ifdef __KERNEL__
