@@ -113,7 +113,8 @@
 # the caller of _raw_spin_unlock_irqrestore, not here.
 #
 # ksyms=1: after the runs of each test, while qmp_vnic.ko is loaded, the
-# text symbols of the project's modules (/proc/kallsyms) as
+# text symbols of the project's modules (/proc/kallsyms: every loaded
+# out-of-tree module, taint O) as
 #   # ksym: <address> <symbol> [<module>]
 # lines, for a profile taken from outside the guest (scripts/bench's UML
 # forwarding profile: the host sees UML's addresses, not its modules).
@@ -557,6 +558,17 @@ locks_report() {
 }
 
 # field KEY "key=value ...": the value of KEY
+# The text symbols of the loaded out-of-tree modules (taint O: the
+# project's) as "# ksym:" lines (ksyms=1)
+print_ksyms() {
+	local mods
+	mods=$(grep -l O /sys/module/*/taint 2>/dev/null |
+		awk -F/ '{ print $4 }' | paste -sd'|')
+	[ -n "$mods" ] || return 0
+	awk -v re="^[[]($mods)[]]$" '$2 ~ /^[tT]$/ && $4 ~ re {
+		print "# ksym: " $1 " " $3 " " $4 }' /proc/kallsyms
+}
+
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
 # bench NAME MODE CPUS: warm-up, R runs, the result line of the median
@@ -659,9 +671,7 @@ for t in $TESTS; do
 	for m in $MODES; do
 		bench "$t" "$m" "$cpus"
 	done
-	[ "$KSYMS" != 1 ] ||
-		awk '$2 ~ /^[tT]$/ && $4 ~ /^\[(qmp_vnic|skb_pool|qmempool|alf_queue)\]$/ {
-			print "# ksym: " $1 " " $3 " " $4 }' /proc/kallsyms
+	[ "$KSYMS" != 1 ] || print_ksyms
 	drop_rule off
 	rmmod qmp_vnic || ktap_diag "rmmod qmp_vnic failed"
 done

@@ -3,6 +3,7 @@
 forwarding tests' (with their perf stat lines, profiles and contended
 locks); each
 function returns a list of lines."""
+import os
 import re
 
 from . import prose
@@ -11,9 +12,19 @@ from .cases import (ALF_CASES, ALF_VARIANTS, BULKS, BULKS_2THR, FWD_MODES,
                     find, fwd_rows, lookup, per_packet, slab_label)
 from .targets import fwd_verdicts, targets
 
-# Symbols of the idle loop: their samples are idle time, not work
-IDLE_SYMS = re.compile(r"safe_halt|default_idle|idle_poll|mwait_idle|"
-                       r"acpi_idle|intel_idle|poll_idle|do_idle$")
+
+
+def _idle_syms():
+    """Symbols of the idle loop (their samples are idle time, not work),
+    as vnic/forward-bench.sh lists them for its lock table: one list."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "..", "..", "vnic", "forward-bench.sh")
+    with open(path, encoding="utf-8") as f:
+        m = re.search(r"^IDLE_SYMS='([^']+)'$", f.read(), re.M)
+    return re.compile(m.group(1))
+
+
+IDLE_SYMS = _idle_syms()
 
 
 def table(head, rows):
