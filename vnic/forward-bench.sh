@@ -557,7 +557,6 @@ locks_report() {
 			}'
 }
 
-# field KEY "key=value ...": the value of KEY
 # The text symbols of the loaded out-of-tree modules (taint O: the
 # project's) as "# ksym:" lines (ksyms=1)
 print_ksyms() {
@@ -569,6 +568,7 @@ print_ksyms() {
 		print "# ksym: " $1 " " $3 " " $4 }' /proc/kallsyms
 }
 
+# field KEY "key=value ...": the value of KEY
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
 # bench NAME MODE CPUS: warm-up, R runs, the result line of the median

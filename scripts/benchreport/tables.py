@@ -13,7 +13,6 @@ from .cases import (ALF_CASES, ALF_VARIANTS, BULKS, BULKS_2THR, FWD_MODES,
 from .targets import fwd_verdicts, targets
 
 
-
 def _idle_syms():
     """Symbols of the idle loop (their samples are idle time, not work),
     as vnic/forward-bench.sh lists them for its lock table: one list."""
