@@ -173,7 +173,11 @@ static const struct {
 	{ "hook_pattern256", hook_pattern, HOOK },
 };
 
-/* Runs the cases; the hook is on for its cases only, then as it was */
+/*
+ * Runs the cases (those time_bench.ko's only= selects, the hook not
+ * switched for the others); the hook is on for its cases only, then as it
+ * was
+ */
 static int run_cases(struct skb_bench *b, unsigned long n)
 {
 	bool hook_was = pool_hook_enabled && pool_hook_enabled();
@@ -184,7 +188,8 @@ static int run_cases(struct skb_bench *b, unsigned long n)
 		enum skb_source s = cases[i].source;
 
 		if ((s >= POOL && !pool_build_skb) ||
-		    (s == HOOK && !pool_set_hook))
+		    (s == HOOK && !pool_set_hook) ||
+		    !time_bench_selected("skb", cases[i].name, TB_SOFTIRQ))
 			continue;
 		if (pool_set_hook)
 			ret = pool_set_hook(s == HOOK);

@@ -16,6 +16,7 @@
 #include <linux/sort.h>
 #include <linux/wait.h>
 #include <qmp/kthread.h>
+#include <qmp/namelist.h>
 #include <qmp/time_bench.h>
 #include <qmp/version.h>
 
@@ -75,6 +76,55 @@ int time_bench_cpus(const char *list, struct cpumask *mask)
 }
 QMP_EXPORT(time_bench_cpus);
 
+/*
+ * only=: the cases to run, e.g. for a profile of one case (scripts/bench's
+ * icount profile boot writes it before each insmod of a benchmark
+ * module): <suite>/<case> (every context) or <suite>/<case>:<ctx>
+ * (process or softirq), comma-separated; empty runs every case.  A case
+ * left out runs nothing and prints no line.
+ */
+static char *only;
+module_param(only, charp, 0644);
+MODULE_PARM_DESC(only, "Cases to run: suite/case or suite/case:ctx, comma-separated (default: every case)");
+
+static const char *tb_ctx_name(enum time_bench_ctx ctx)
+{
+	return ctx == TB_SOFTIRQ ? "softirq" : "process";
+}
+
+/**
+ * time_bench_selected() - whether time_bench.ko's only= selects a case
+ * @suite: the suite's name, as time_bench_run() takes it
+ * @name: the case's name
+ * @ctx: the context it would run in
+ *
+ * For a set-up that only a case needs (e.g. switching a hook on for it):
+ * time_bench_run() runs and prints nothing for a case this says false of.
+ *
+ * Context: process context (takes the module's parameter lock).
+ * Return: true when only= is empty or names the case.
+ */
+bool time_bench_selected(const char *suite, const char *name,
+			 enum time_bench_ctx ctx)
+{
+	char full[96];
+	bool ret = true;
+
+	kernel_param_lock(THIS_MODULE);
+	if (only && *only) {
+		snprintf(full, sizeof(full), "%s/%s", suite, name);
+		ret = qmp_case_named(only, full);
+		if (!ret) {
+			snprintf(full, sizeof(full), "%s/%s:%s", suite, name,
+				 tb_ctx_name(ctx));
+			ret = qmp_case_named(only, full);
+		}
+	}
+	kernel_param_unlock(THIS_MODULE);
+	return ret;
+}
+QMP_EXPORT(time_bench_selected);
+
 /* Per-invocation cost of one run, in picoseconds and milli-cycles */
 struct tb_sample {
 	u64 ps;
@@ -93,8 +143,12 @@ static int tb_cmp(const void *a, const void *b)
 	return x->ps < y->ps ? -1 : x->ps > y->ps;
 }
 
-static int tb_once(enum time_bench_ctx ctx, unsigned long loops,
-		   time_bench_fn fn, void *data, struct tb_sample *s)
+/*
+ * One run of a case.  Not inlined: bench_modules/bench-profile.sh keeps
+ * the samples with this function in their call chain, the case's own.
+ */
+static noinline int tb_once(enum time_bench_ctx ctx, unsigned long loops,
+			    time_bench_fn fn, void *data, struct tb_sample *s)
 {
 	struct time_bench_record rec = {
 		.loops = loops,
@@ -157,7 +211,7 @@ static void tb_print(const char *suite, const char *name, int cpu,
 	pr_info("%s/%s%s ns=%llu.%03llu ns_min=%llu.%03llu cycles=%s n=%lu runs=%u cpus=%u ctx=%s\n",
 		suite, name, where, sum->ps_med / 1000, sum->ps_med % 1000,
 		sum->ps_min / 1000, sum->ps_min % 1000, cyc, loops, runs, cpus,
-		ctx == TB_SOFTIRQ ? "softirq" : "process");
+		tb_ctx_name(ctx));
 }
 
 /**
@@ -170,6 +224,9 @@ static void tb_print(const char *suite, const char *name, int cpu,
  * @fn: the case
  * @data: passed to @fn
  *
+ * Runs nothing and prints nothing (returns 0) when time_bench.ko's only=
+ * leaves the case out.
+ *
  * Context: process context.
  * Return: 0, or the error of @fn, or -EINVAL for bad arguments.
  */
@@ -178,8 +235,11 @@ int time_bench_run(const char *suite, const char *name,
 		   unsigned int runs, time_bench_fn fn, void *data)
 {
 	struct tb_summary sum;
-	int ret = tb_series(ctx, loops, runs, fn, data, &sum);
+	int ret;
 
+	if (!time_bench_selected(suite, name, ctx))
+		return 0;
+	ret = tb_series(ctx, loops, runs, fn, data, &sum);
 	if (ret) {
 		pr_err("%s/%s failed: %d\n", suite, name, ret);
 		return ret;
@@ -247,8 +307,9 @@ static int tb_cmp_summary(const void *a, const void *b)
  * One kthread per CPU; all are released together once every one is ready,
  * and none runs the case if a kthread could not be created (so @fn may
  * rely on every CPU of @cpus taking part, e.g. a producer and a consumer
- * waiting for each other).  Prints a line per CPU and an aggregate line (median of the CPUs'
- * medians).
+ * waiting for each other).  Prints a line per CPU and an aggregate line
+ * (median of the CPUs' medians); nothing, and returns 0, when only= leaves
+ * the case out.
  *
  * Context: process context.
  * Return: 0 or a negative error.
@@ -265,6 +326,8 @@ int time_bench_run_parallel(const char *suite, const char *name,
 	unsigned int n = 0, i;
 	int cpu, ret = 0;
 
+	if (!time_bench_selected(suite, name, ctx))
+		return 0;
 	init_waitqueue_head(&par.wq);
 	w = kcalloc(nr_cpu_ids, sizeof(*w), GFP_KERNEL);
 	sums = kcalloc(nr_cpu_ids, sizeof(*sums), GFP_KERNEL);

@@ -39,6 +39,7 @@
 #define qmp_ktap_out(fmt, ...)	\
 	do { printf(fmt "\n", ##__VA_ARGS__); fflush(stdout); } while (0)
 #endif
+#include <qmp/namelist.h>
 
 struct qmp_test {
 	const char *name;		/* the running case */
@@ -97,34 +98,6 @@ qmp_test_diag(struct qmp_test *t, const char *fmt, ...)
 static inline void qmp_test_skip(struct qmp_test *t, const char *reason)
 {
 	t->skip = reason;
-}
-
-/* The length of the name at @p of a comma-separated list */
-static inline size_t qmp_only_len(const char *p)
-{
-	const char *end = strchr(p, ',');
-
-	return end ? (size_t)(end - p) : strlen(p);
-}
-
-/* Whether the @len characters at @p are @name */
-static inline bool qmp_name_is(const char *p, size_t len, const char *name)
-{
-	return len == strlen(name) && !strncmp(p, name, len);
-}
-
-/* Whether the comma-separated list @list names @name (the whole name) */
-static inline bool qmp_case_named(const char *list, const char *name)
-{
-	const char *p;
-	size_t len;
-
-	for (p = list; *p; p += len + !!p[len]) {
-		len = qmp_only_len(p);
-		if (qmp_name_is(p, len, name))
-			return true;
-	}
-	return false;
 }
 
 /**

@@ -101,6 +101,9 @@ enum time_bench_ctx {
 	TB_SOFTIRQ,		/* with local_bh_disable(): in_softirq() */
 };
 
+bool time_bench_selected(const char *suite, const char *name,
+			 enum time_bench_ctx ctx);
+
 int time_bench_run(const char *suite, const char *name,
 		   enum time_bench_ctx ctx, unsigned long loops,
 		   unsigned int runs, time_bench_fn fn, void *data);
