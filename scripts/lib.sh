@@ -181,12 +181,12 @@ qmp_copy_tree() {
 # Payload disk contents for scripts/guest-run: the modules built in
 # SRC at their relative paths, CONF as modules.conf, guest-run, and the
 # KTAP writer of the test scripts at its place in the source tree
-# (scripts/ktap.sh).
+# (scripts/ktap.sh) and perf reader (scripts/perf-profile.sh).
 qmp_payload() {
 	local src=$1 conf=$2 payload=$3
 	rm -rf "$payload"
 	mkdir -p "$payload/scripts"
-	cp "$QMP_SCRIPTS/ktap.sh" "$payload/scripts/"
+	cp "$QMP_SCRIPTS/ktap.sh" "$QMP_SCRIPTS/perf-profile.sh" "$payload/scripts/"
 	(cd "$src" && find . -name '*.ko' -exec cp --parents -t "$payload" {} +)
 	# The test scripts the configuration runs, and their directories'
 	# helper scripts

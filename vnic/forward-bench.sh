@@ -486,19 +486,10 @@ sample_run() {
 }
 
 # profile_report NAME N: the symbols of $TMP/perf.data (the leaf of each
-# sample) with at least 0.2% of the samples
+# sample) with at least 0.2% of the samples (scripts/perf-profile.sh)
 profile_report() {
 	progress "$1: perf report"
-	perf report -i "$TMP/perf.data" --stdio --no-children -g none \
-		--sort sym -F sample,sym --percent-limit 0.2 2>/dev/null |
-		awk -v name="$1" -v p="$PERIOD" -v n="$2" '
-			/^#/ || NF < 3 { next }
-			{
-				sym = $3; for (i = 4; i <= NF; i++) sym = sym "_" $i
-				printf "# profile: %s samples=%s sym=%s period=%s n=%s\n", name, $1, sym, p, n
-				tot += $1
-			}
-			END { if (!tot) printf "# profile: %s: no samples\n", name }'
+	perf_profile_report "$TMP/perf.data" "$1" "$PERIOD" "$2"
 }
 
 # locks_report NAME N: the functions of $TMP/perf.data (recorded with -g)

@@ -24,6 +24,8 @@ VNIC_PEER=02:51:4d:50:ff:fe	# the frames' source MAC, vnic1's neighbour
 # KTAP writer, at the same place in the payload as in the source tree
 # shellcheck source=scripts/ktap.sh
 . "$VNIC_DIR/../scripts/ktap.sh"
+# shellcheck source=scripts/perf-profile.sh
+. "$VNIC_DIR/../scripts/perf-profile.sh"
 # Progress in the kernel log, in case the guest dies in the middle
 progress() { echo "$VNIC_PROG: $*" >/dev/kmsg 2>/dev/null; }
 

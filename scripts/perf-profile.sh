@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# perf-profile.sh - the guests' one reader of a perf record profile
+# (sourced, never run; POSIX sh, from the payload's scripts/ like
+# ktap.sh): vnic/forward-bench.sh's and bench_modules/bench-profile.sh's
+# "# profile:" lines, which scripts/benchreport/parse.py reads.
+#
+#   perf_profile_report DATA NAME PERIOD N [PARENT]
+#
+# The symbols of the perf.data file DATA (the leaf of each sample) with at
+# least 0.2% of its samples, one line each, then nothing more:
+#
+#   # profile: NAME samples=<S> sym=<symbol> period=PERIOD n=N
+#
+# (a symbol's spaces become "_"), or "# profile: NAME: no samples".
+# PERIOD is the sampling period (ns of cpu-clock; instructions under
+# QEMU -icount), N the operations the recorded run made, so that
+# S * PERIOD / N is the symbol's share of one operation.  With PARENT (an
+# extended regular expression; DATA recorded with call chains, -g), only
+# the samples with a function matching it in their call chain count (perf
+# report --parent, --exclude-other), e.g. the timed part of a run, and
+# the 0.2% are of those.  Run it while the recorded modules are loaded:
+# perf names their functions from /proc/kallsyms as it is then, and where
+# perf cannot, this does (perf_profile_modsyms).
+
+# perf_profile_modsyms FILE: the text symbols of the loaded modules into
+# FILE, "<address> <name>" (16 hex digits, sorted), and "stale <name>" for
+# the names ftrace keeps of freed module init code: /proc/kallsyms lists
+# them under their module at an address outside it, which a module loaded
+# later may reuse, and perf then gives that module's function the freed
+# one's name (seen on 6.1).  A module's text is at its /proc/modules
+# address, within its size.  $PERF_PROFILE_PROC stands for /proc (tests).
+perf_profile_modsyms() {
+	_pp_proc=${PERF_PROFILE_PROC:-/proc}
+	if [ ! -r "$_pp_proc/modules" ]; then
+		: >"$1"
+		return
+	fi
+	awk 'NR == FNR {
+			b = tolower(substr($6, 3))
+			while (length(b) < 16) b = "0" b
+			base[$1] = b; size[$1] = $2
+			next
+		}
+		$2 ~ /^[tT]$/ && $4 ~ /^\[/ {
+			m = $4; gsub(/[][]/, "", m)
+			if (!(m in base)) next
+			a = tolower($1)
+			while (length(a) < 16) a = "0" a
+			if (a >= base[m] && hexdiff(a, base[m]) < size[m])
+				print a, $3
+			else
+				print "stale", $3
+		}
+		function hexdiff(x, y,    h, i, d) {
+			h = "0123456789abcdef"; d = 0
+			for (i = 1; i <= 16; i++) {
+				d = d * 16 + index(h, substr(x, i, 1))
+				d -= index(h, substr(y, i, 1))
+				if (d > 1e12) return d
+			}
+			return d
+		}' "$_pp_proc/modules" "$_pp_proc/kallsyms" | sort >"$1"
+}
+
+perf_profile_report() {
+	_pp_syms=$(mktemp) || return 1
+	perf_profile_modsyms "$_pp_syms"
+	# perf report -v: each line "<samples> <an address in the symbol>
+	# <level> [k] <symbol> [<parent>]"; with a parent, its column is
+	# dropped.  A raw address (a module loaded after the recording
+	# began has no map in it) or a stale name is named here from the
+	# address.
+	perf report -i "$1" -v --stdio --no-children -g none --sort sym \
+		-F sample,sym ${5:+--parent="$5" --exclude-other} 2>/dev/null |
+		awk -v name="$2" -v p="$3" -v n="$4" -v parent="$5" \
+			-v syms="$_pp_syms" '
+			FILENAME == syms {
+				if ($1 == "stale") stale[$2] = 1
+				else { addr[nk] = $1; fn[nk++] = $2 }
+				next
+			}
+			/^#/ || NF < 5 || $1 !~ /^[0-9]+$/ { next }
+			{
+				if (parent != "") NF--
+				sym = $5; for (i = 6; i <= NF; i++) sym = sym "_" $i
+				if ($4 == "[k]" && (sym ~ /^0x[0-9a-f]+$/ || sym in stale))
+					sym = named($2, sym)
+				if (!(sym in cnt)) order[ns++] = sym
+				cnt[sym] += $1; tot += $1
+			}
+			# The module function at address x (sorted: a binary search)
+			function named(x, old,    a, lo, hi, mid) {
+				a = tolower(substr(x, 3))
+				while (length(a) < 16) a = "0" a
+				lo = 0; hi = nk - 1
+				while (lo < hi) {
+					mid = int((lo + hi + 1) / 2)
+					if (addr[mid] <= a) lo = mid
+					else hi = mid - 1
+				}
+				return nk && addr[lo] <= a ? fn[lo] : old
+			}
+			END {
+				for (i = 0; i < ns; i++) {
+					s = order[i]
+					if (cnt[s] * 500 >= tot)	# 0.2%
+						printf "# profile: %s samples=%d sym=%s period=%s n=%s\n", name, cnt[s], s, p, n
+				}
+				if (!tot) printf "# profile: %s: no samples\n", name
+			}' "$_pp_syms" -
+	rm -f "$_pp_syms"
+}
