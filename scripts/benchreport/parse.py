@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Console logs to records: parse() reads one log, load_run() a run's
-directory (console.log and, for icount, console-init0.log) and writes its
-results.json.
+directory (console.log and, for icount, console-init0.log and the profile
+boots' console-profile*.log) and writes its results.json.
 
 The benchmark line is scripts/bench-line.re's, the format's one
 definition (include/qmp/time_bench.h prints it); a line that starts like
@@ -27,6 +27,8 @@ FIELDS = re.compile(r"(\w+)=(\S+)")
 # A test script's output line, as scripts/guest-run relays it
 SCRIPT_PREFIX = re.compile(r"^[a-z0-9_]+: "
                            r"(?=time_bench: |# (perf|fwd|profile|locks): )")
+# A test script's comment line: kind, the case it is about, the rest
+COMMENT = re.compile(r"# (perf|fwd|profile|locks): (\S+?):? (.*)$")
 AUTO_INIT = re.compile(r"mem auto-init: .*"
                        r"heap alloc:(on|off), heap free:(on|off)")
 
@@ -51,7 +53,7 @@ def parse(path, variant=""):
             boot = {"init_on_alloc": str(int(m.group(1) == "on")),
                     "init_on_free": str(int(m.group(2) == "on"))}
         raw = SCRIPT_PREFIX.sub("", raw)
-        m = re.match(r"# (perf|fwd|profile|locks): (\S+?):? (.*)$", raw)
+        m = COMMENT.match(raw)
         if m:
             kind, name, text = m.groups()
             x = extra.setdefault(name, new_extra())
@@ -99,6 +101,40 @@ def parse(path, variant=""):
 def new_extra():
     """The comment lines of one forwarding record, none yet."""
     return {"perf": [], "fwd": {}, "profile": [], "locks": []}
+
+
+def profiles(path):
+    """The "# profile:" lines of a profile boot's console log
+    (bench_modules/bench-profile.sh): {"<suite>/<case>:<ctx>": [fields of
+    each line]}.  Its time_bench lines are not figures: the case ran
+    under perf record."""
+    out = {}
+    with open(path, errors="replace") as log:
+        for raw in log:
+            raw = re.sub(r"^\[\s*[0-9.]+\]\s*", "", raw.rstrip())
+            m = COMMENT.match(SCRIPT_PREFIX.sub("", raw))
+            if m and m.group(1) == "profile":
+                f = dict(FIELDS.findall(m.group(3)))
+                out.setdefault(m.group(2), [])
+                if "sym" in f:
+                    out[m.group(2)].append(f)
+    return out
+
+
+def add_profiles(recs, d):
+    """Give each record of @recs its profile from the run directory @d's
+    profile boots (console-profile.log: init_on_alloc=1, -init0.log: =0),
+    where it was profiled."""
+    for log, variant in (("console-profile.log", ""),
+                         ("console-profile-init0.log", INIT0)):
+        path = os.path.join(d, log)
+        if not os.path.exists(path):
+            continue
+        prof = profiles(path)
+        for r in recs:
+            key = "%s/%s:%s" % (r["suite"], r["case"], r["ctx"])
+            if r["variant"] == variant and prof.get(key):
+                r["profile"] = prof[key]
 
 
 def merge_boots(recs):
@@ -151,6 +187,7 @@ def load_run(vehicle, kernel, d, command):
             sys.exit("bench-report: %s/console-init0.log did not run "
                      "with init_on_alloc=0" % d)
         recs += recs0
+    add_profiles(recs, d)
     # The date of the measurement (the log's), not of this report
     stamp = os.path.getmtime(os.path.join(d, "console.log"))
     date = datetime.datetime.fromtimestamp(

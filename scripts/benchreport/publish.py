@@ -26,8 +26,8 @@ from .parse import load_run
 from .plots import plots, ring_plot
 from .summary import (headline_table, merge_summary, parse_summary,
                       summary, summary_table)
-from .tables import (fwd_tables, order_table, parallel_tables, ring_tables,
-                     tables, target_table)
+from .tables import (case_profiles, fwd_tables, order_table,
+                     parallel_tables, ring_tables, tables, target_table)
 
 # The plots a run may have, in the order its section shows them
 PNGS = ["alf_bulk.png", "qmempool.png", "skb.png", "fwd.png",
@@ -58,6 +58,7 @@ def render_run(vehicle, recs, meta, d):
         if vehicle != "tcg":
             body += tables(recs, u, meta["kernel"])
             body += order_table(recs, u)
+            body += case_profiles(recs, u, meta["kernel"])
             pngs += plots(recs, d, title, u, meta["kernel"])
         body += parallel_tables(recs, u, meta["kernel"])
     if "fwd" in suites:

@@ -7,7 +7,7 @@ older summary and headline_table() writes its HEADLINE rows."""
 from . import prose
 from .cases import FWD_MODES, FWD_ROWS, ORDER, find, sheaves
 from .tables import cell, table
-from .targets import TARGETS, targets
+from .targets import MISSED_WHY, TARGETS, targets
 
 # Figures of the 2014 RFC (Xeon E5-2695, native ns), quoted for reference
 RFC_2014 = {"alf_mpmc_bulk1": 9.5, "alf_mpmc_bulk16": 1.55,
@@ -142,7 +142,24 @@ def summary_table(sm):
             "  " + prose.text("summary_emulated",
                               kernels=", ".join(sm["emulated"]))
             if sm["emulated"] else "")]
-    return out
+    return out + missed_why(sm, order)
+
+
+def missed_why(sm, order):
+    """Under the summary: each target a column misses, the columns, and
+    why (targets.MISSED_WHY)."""
+    out = []
+    for text in order:
+        if not text.startswith("target <= "):
+            continue
+        cols = [" ".join(c.split()[:2]) for c in sm["columns"]
+                if "**missed**" in sm["rows"].get(text, {}).get(c, "")]
+        if cols:
+            what = text.split(": ", 1)[1]
+            out.append("- %s (%s): %s" % (
+                what, ", ".join(cols),
+                MISSED_WHY.get(what, "no reason recorded")))
+    return ["", prose.text("summary_missed"), ""] + out if out else []
 
 
 def headline_rows(sm):

@@ -10,7 +10,7 @@ from . import prose
 from .cases import (ALF_CASES, ALF_VARIANTS, BULKS, BULKS_2THR, FWD_MODES,
                     INIT0, KERNEL_SUITES, POOL_ROWS, RING_COLS, SKB_ROWS,
                     find, fwd_rows, lookup, per_packet, slab_label)
-from .targets import fwd_verdicts, targets
+from .targets import MISSED_WHY, fwd_verdicts, targets
 
 
 def _idle_syms():
@@ -160,10 +160,13 @@ def target_table(vehicle, recs, kernel=""):
     rows = targets(vehicle, recs, kernel)
     if not rows:
         return []
+    why = ["- %s: %s" % (t, MISSED_WHY[t]) for t, _, _, ok in rows
+           if not ok and t in MISSED_WHY]
     return prose.lines("targets_table") + [""] + table(
         ["figure", "this run", "target", "met"],
         [[t, f, "<= %g" % lim, "yes" if ok else "**no**"]
-         for t, f, lim, ok in rows]) + [""]
+         for t, f, lim, ok in rows]) + [""] + (
+        prose.lines("targets_missed") + [""] + why + [""] if why else [])
 
 
 def order_table(recs, unit):
@@ -286,32 +289,89 @@ def fwd_profile(recs, key, text, unit, clock=None):
           for m, _ in FWD_MODES]
     if not all(r and r.get("profile") for r in rs):
         return []
-    per = []  # per mode: symbol -> unit per packet
-    for r in rs:
-        d = {}
-        for f in r["profile"]:
-            if not IDLE_SYMS.search(f["sym"]):
-                d[f["sym"]] = d.get(f["sym"], 0) + int(f["samples"])
-        tot = sum(d.values()) or 1
-        per.append({k: v * r["ns"] / tot for k, v in d.items()})
-    syms = set(per[0]) | set(per[1])
-    delta = sorted(syms, key=lambda s: (-abs(per[1].get(s, 0) -
-                                             per[0].get(s, 0)), s))[:16]
-    rows = [[s, "%.0f" % per[0].get(s, 0), "%.0f" % per[1].get(s, 0),
-             "%+.0f" % (per[1].get(s, 0) - per[0].get(s, 0))] for s in delta]
-    rows.append(["every function perf listed (idle loop excluded): the "
-                 "figure of the table above", "%.0f" % rs[0]["ns"],
-                 "%.0f" % rs[1]["ns"], "%+.0f" % (rs[1]["ns"] - rs[0]["ns"])])
+    per = [profile_costs(r) for r in rs]
+    rows, count = profile_rows(per, [r["ns"] for r in rs],
+                               "every function perf listed (idle loop "
+                               "excluded): the figure of the table above")
     f = rs[0]["profile"][0]
     if clock == "uml":
         head = prose.lines("fwd_profile_uml", test=text, unit=unit,
-                           period=f["period"], count=len(delta),
+                           period=f["period"], count=count,
                            packets=int(f["n"]))
     else:
         head = prose.lines("fwd_profile", test=text, unit=unit,
-                           period=f["period"], count=len(delta))
+                           period=f["period"], count=count)
     return [""] + head + \
         [""] + table(["function", "stock", "pool", "pool - stock"], rows)
+
+
+def profile_costs(r):
+    """Record @r's profile as symbol -> its cost per operation: each
+    symbol's share of the samples (the idle loop's left out) times the
+    record's figure."""
+    d = {}
+    for f in r["profile"]:
+        if not IDLE_SYMS.search(f["sym"]):
+            d[f["sym"]] = d.get(f["sym"], 0) + int(f["samples"])
+    tot = sum(d.values()) or 1
+    return {k: v * r["ns"] / tot for k, v in d.items()}
+
+
+def profile_rows(per, figures, total, most=16, digits=0):
+    """The rows of a side-by-side profile of two records (their
+    profile_costs() @per and figures): the @most functions whose cost
+    differs most, then a row @total with the figures, to @digits; and how
+    many functions it shows."""
+    syms = set(per[0]) | set(per[1])
+    delta = sorted(syms, key=lambda s: (-abs(per[1].get(s, 0) -
+                                             per[0].get(s, 0)), s))[:most]
+
+    def fig(a, b):
+        return ["%.*f" % (digits, a), "%.*f" % (digits, b),
+                "%+.*f" % (digits, b - a)]
+    rows = [[s] + fig(per[0].get(s, 0), per[1].get(s, 0)) for s in delta]
+    return rows + [[total] + fig(*figures)], len(delta)
+
+
+# The benchmark cases profiled side by side: suite -> (the pool's case,
+# the case it is set against), each a format of the pattern's key, and
+# what the latter is called
+PROFILE_PAIRS = {"qmempool": ("pool_%s", "slab_%s", None),
+                 "skb": ("pool_%s", "napi_%s", "NAPI skb cache")}
+
+
+def case_profiles(recs, unit, kernel):
+    """The icount profile boots' tables: for each pool case profiled with
+    its counterpart (PROFILE_PAIRS, same context and init_on_alloc),
+    where their instructions go, by function."""
+    out = []
+    for suite, rows_of in (("qmempool", POOL_ROWS), ("skb", SKB_ROWS)):
+        mine, theirs, label = PROFILE_PAIRS[suite]
+        for key, text in rows_of:
+            for variant in ("", INIT0):
+                for ctx in ("softirq", "process"):
+                    rs = [find(recs, suite, f % key, ctx, variant)
+                          for f in (theirs, mine)]
+                    if not all(r and r.get("profile") for r in rs):
+                        continue
+                    rows, count = profile_rows(
+                        [profile_costs(r) for r in rs],
+                        [r["ns"] for r in rs],
+                        "every function: the figure of the tables above",
+                        12, 1)
+                    f = rs[1]["profile"][0]
+                    out += [""] + prose.lines(
+                        "case_profile", suite=suite, pattern=text, ctx=ctx,
+                        init="init_on_alloc=0" if variant else
+                        "init_on_alloc=1", unit=unit, count=count,
+                        period=f["period"], n=int(f["n"]),
+                        case=mine % key, other=theirs % key)
+                    out += [""] + table(
+                        ["function", label or slab_label(kernel), "pool",
+                         "pool - " + (label or "slab")], rows)
+    if not out:
+        return []
+    return [""] + prose.lines("case_profiles") + out + [""]
 
 
 def fwd_locks(recs, key, text, clock, unit):

@@ -65,6 +65,82 @@ TARGETS_SHEAVES = [
     ("7.x: pool / slab (sheaves), NIC pattern 256, softirq, same boot",
      ("uml", "host"), 0.35, ("ratio", "pattern256", "softirq", "")),
 ]
+# Why a target row is missed, where it is (printed under a run's target
+# table for each row it misses; the per-function evidence is the profile
+# tables, "Where the instructions go", of the -icount run on the same
+# kernel)
+MISSED_WHY = {
+    "7.x: pool, NIC pattern 256, softirq, exported, init_on_alloc=0":
+    "bursts: every 32 objects the pool copies pointers between its per-CPU "
+    "stack and the node's shared queue and reserves the queue with a "
+    "cmpxchg (`__qmempool_alloc_slow`, `__qmempool_free_slow` in the "
+    "profile), where SLUB's sheaves swap a whole array with the barn; the "
+    "fast paths (`qmempool_alloc`, `qmempool_free`) are already about 20 "
+    "instructions a call.  The target takes a magazine layer (full and "
+    "empty arrays exchanged whole with the node), which the pool does not "
+    "have yet.",
+    "7.x: pool alloc+free, softirq, exported, init_on_alloc=0":
+    "the pair is the two exported calls (`qmempool_alloc`, "
+    "`qmempool_free`: about 20 instructions each with the call and the "
+    "return) and the benchmark's loop (`pool_reuse`): nothing else is in "
+    "the profile.  The "
+    "one cut found, counting fast allocations from the flow counters, "
+    "saves one instruction a pair and moves the sum to every reader of the "
+    "statistics; not taken for a tenth of an instruction.",
+    "7.x: pool, NIC pattern 256, process, exported, init_on_alloc=0":
+    "in process context each call saves the interrupt flag and disables "
+    "interrupts around the per-CPU stack (`qmempool_alloc_task`, "
+    "`qmempool_free_task`; a timer's samples of interrupts-off work land "
+    "where they are enabled again, so the profile overstates them), on top "
+    "of the softirq row's bursts.  SLUB's sheaves guard their array with a "
+    "local trylock instead (preemption off and a flag; an interrupt that "
+    "finds it taken goes to the slow path); the pool does not do that yet.",
+    "7.x: skb heads, 256 ring, pool / NAPI cache, init_on_alloc=0":
+    "the heads' own work, the same code in both (`build_skb_around()` "
+    "against `__build_skb_around()`, the release, `page_frag_free()`), is "
+    "most of the pool's figure; the pool's share is the calls of the skb "
+    "pool and of qmempool (profile), and the NAPI cache's bulk refill "
+    "and flush, which the pool saves, got cheaper with sheaves.",
+    "skb build 1 + free 1, pool / NAPI cache, softirq":
+    "the pool sets the head up through the kernel's exported "
+    "`build_skb_around()` (and its `__build_skb_around()`), which costs "
+    "more than the NAPI cache's `__napi_build_skb()`, built into "
+    "`napi_build_skb()`; its release (`skb_pool_consume_skb`, one "
+    "function) costs less than the kernel's (`skb_release_head_state`, "
+    "`skb_release_data`, `skb_free_head`, `napi_skb_cache_put`); the two "
+    "nearly cancel (profile).  Below 0.95 takes a head set up without "
+    "`build_skb_around()`: a copy of the kernel's initialisation of struct "
+    "sk_buff in the pool, to follow each kernel's layout; not done.",
+    "7.x: pool / slab (sheaves), reuse, softirq, same boot":
+    "with sheaves the slab's fast path is a per-CPU array like the pool's "
+    "(a local trylock, an index, the object); what the pool still saves is "
+    "the slab's generality (the cache lookup on free, the memcg, KASAN and "
+    "KFENCE hooks; the -icount run's profile of the same cases on the "
+    "same kernel shows them by function), not a structure, and in UML the "
+    "emulated per-CPU accesses, which both pay, weigh more than on a "
+    "host.",
+    "ALF / rte_ring, SPSC, 1 thread, worst of bulk 1..32":
+    "missed on the Intel Xeon of issue 25 only (1.02 at bulk 2; met on the "
+    "AMD EPYC the other runs used): the single-producer hand-off there "
+    "costs a few percent more than DPDK's; this AMD machine cannot measure "
+    "that CPU, so it was not tuned.",
+    "forwarding, early drop, pool / stock, ns/packet, same boot":
+    "UML has no ftrace, so the pool mode runs without the free hook "
+    "(nftables' frees of the heads go to the slab) and builds each head "
+    "through `skb_pool_build_skb()` and the kernel's exported "
+    "`build_skb_around()`, which the host's profile of UML (the umlfwd "
+    "section's table) puts above `napi_build_skb()`'s inlined build, as in "
+    "the skb build 1 + free 1 row; one packet at a time the pool has no "
+    "burst to save on.",
+    "forwarding, TX completion on the RX CPU, pool / stock, ns/packet, "
+    "same boot":
+    "as for the early drop: the head's build through "
+    "`build_skb_around()`, without the free hook in UML (the umlfwd "
+    "section's profile).",
+    "7.x: pool / slab (sheaves), NIC pattern 256, softirq, same boot":
+    "as for reuse, and in bursts the slab swaps whole sheaves with the "
+    "barn where the pool copies 32 pointers through its shared queue.",
+}
 # Issue 9's targets, under -icount with init_on_alloc=1: the most pool
 # may cost against stock per packet, as a fraction (-0.15 would be: 15%
 # fewer).  The RFC's -15% with the TX completion on another CPU is
