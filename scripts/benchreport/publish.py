@@ -25,7 +25,7 @@ from .cases import KERNEL_SUITES, ORDER, VEHICLES, describe
 from .parse import load_run
 from .plots import plots, ring_plot
 from .summary import (headline_table, merge_summary, parse_summary,
-                      summary, summary_table)
+                      summary, summary_table, targets_table)
 from .tables import (case_profiles, fwd_tables, order_table,
                      parallel_tables, ring_tables, tables, target_table)
 
@@ -257,9 +257,11 @@ def update_readme(path, sm, date, command):
     the headline rows of summary @sm."""
     text = readme_text(path)
     head = headline_table(sm)
+    goals = targets_table(sm)
     lines = [HEADLINE_BEGIN, ""] + (head + [""] if head else []) + \
-        [prose.text("headline_note", command=command, date=date), "",
-         HEADLINE_END]
+        [prose.text("headline_note", command=command, date=date), ""] + \
+        ([prose.text("headline_targets"), ""] + goals + [""]
+         if goals else []) + [HEADLINE_END]
     pre, rest = text.split(HEADLINE_BEGIN, 1)
     post = rest.split(HEADLINE_END, 1)[1]
     with open(path, "w") as f:

@@ -201,11 +201,36 @@ def headline_table(sm):
     return table(["case"] + cols + [RFC_HEAD], body)
 
 
+def targets_table(sm):
+    """README.md's table of the targets: each target row of summary @sm,
+    in the columns that have a figure for one, the figure and whether it
+    is met (the rest of the cell, e.g. the boots, in BENCHMARKS.md)."""
+    rows = [t for t in sm["rows"] if t.startswith("target <= ")]
+    cols = [c for c in sm["columns"]
+            if any(sm["rows"][t].get(c, "n/a") not in ("n/a", "")
+                   for t in rows)]
+    body = []
+    for text in rows:
+        cells = []
+        for c in cols:
+            x = sm["rows"][text].get(c, "n/a")
+            cells.append(x if x in ("n/a", "") else "%s %s" % (
+                x.split()[0], x.split()[-1]))
+        body.append([text[len("target "):]] + cells)
+    return table(["target"] + cols, body) if body else []
+
+
 def parse_summary(lines):
     """The summary (as summary() returns it) of a table summary_table()
-    wrote, read back from BENCHMARKS.md (or an older README.md)."""
-    rows = [[c.strip() for c in line.strip().strip("|").split("|")]
-            for line in lines if line.startswith("| ")]
+    wrote, read back from BENCHMARKS.md (or an older README.md): the
+    first table of @lines."""
+    rows = []
+    for line in lines:
+        if line.startswith("| "):
+            rows.append([c.strip()
+                         for c in line.strip().strip("|").split("|")])
+        elif rows and not line.startswith("|"):
+            break
     if not rows or rows[0][0] != "case":
         return {"columns": [], "rows": {}, "emulated": [], "replaces": {}}
     cols = [c for c in rows[0][1:] if c != RFC_HEAD]
