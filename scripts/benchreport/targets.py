@@ -4,7 +4,8 @@ met the target (issues 10 and 21, TARGETS; issue 9's forwarding targets,
 FWD_TARGETS)."""
 import statistics
 
-from .cases import BULKS, FWD_MODES, INIT0, find, fwd_rows, lookup, sheaves
+from .cases import (BULKS, FWD_MODES, INIT0, find, fwd_rows, kernel_series,
+                    lookup, sheaves)
 
 # Issue 10's targets: (text, vehicles, target, how the figure is made).
 # "pool": the record's ns; "ratio": pool/slab of a case, same boot;
@@ -65,6 +66,39 @@ TARGETS_SHEAVES = [
     ("7.x: pool / slab (sheaves), NIC pattern 256, softirq, same boot",
      ("uml", "host"), 0.35, ("ratio", "pattern256", "softirq", "")),
 ]
+# Issue 21's last target: on the kernels before sheaves (6.1, 6.12) no
+# figure of the pool worse than at the issue's start by more than 2%.
+# The start: BENCHMARKS.md at aca9b68^ (6.12 was 6.12.118+deb12 then),
+# instructions under -icount; per series, (text, how, figure then)
+BASELINE_21 = [
+    ("pool alloc+free, softirq, exported, init_on_alloc=0",
+     ("pool", "pool_reuse", "softirq", INIT0), {(6, 1): 49.0, (6, 12): 51.0}),
+    ("pool, NIC pattern 256, softirq, exported, init_on_alloc=0",
+     ("pool", "pool_pattern256", "softirq", INIT0),
+     {(6, 1): 62.7, (6, 12): 64.6}),
+    ("pool alloc+free, process, exported, init_on_alloc=0",
+     ("pool", "pool_reuse", "process", INIT0), {(6, 1): 75.1, (6, 12): 77.0}),
+    ("pool, NIC pattern 256, process, exported, init_on_alloc=0",
+     ("pool", "pool_pattern256", "process", INIT0),
+     {(6, 1): 89.1, (6, 12): 91.1}),
+    ("skb pool, build 1 + free 1", ("skb_pool", "pool_reuse", "softirq", ""),
+     {(6, 1): 445.3, (6, 12): 293.3}),
+    ("skb pool, 256 ring", ("skb_pool", "pool_pattern256", "softirq", ""),
+     {(6, 1): 461.9, (6, 12): 309.9}),
+]
+
+
+def baseline_targets(kernel):
+    """Issue 21's no-regression rows for @kernel's series, in TARGETS'
+    form: the figure at the issue's start plus 2% (none on other
+    series)."""
+    series = kernel_series(kernel)
+    return [("%d.%d: %s, at most 2%% over issue 21's start (%.1f)" % (
+        series + (text, base[series])), ("icount",),
+        round(base[series] * 1.02, 2), how)
+        for text, how, base in BASELINE_21 if series in base]
+
+
 # Why a target row is missed, where it is (printed under a run's target
 # table for each row it misses; the per-function evidence is the profile
 # tables, "Where the instructions go", of the -icount run on the same
@@ -166,6 +200,8 @@ def target_figure(recs, how):
     kind, case, ctx, variant = how
     if kind == "pool":
         return lookup(recs, "qmempool", case, ctx, variant), ""
+    if kind == "skb_pool":
+        return lookup(recs, "skb", case, ctx, variant), ""
     if kind in SAME_BOOT:
         # "same boot": each boot's ratio, then their median (a boot may
         # run 2x slower than the next, which a ratio of medians mixes in)
@@ -205,13 +241,14 @@ def targets(vehicle, recs, kernel=""):
     sheaves."""
     out = []
     for text, vehicles, limit, how in TARGETS + (
-            TARGETS_SHEAVES if sheaves(kernel) else TARGETS_NO_SHEAVES):
+            TARGETS_SHEAVES if sheaves(kernel) else TARGETS_NO_SHEAVES) + \
+            baseline_targets(kernel):
         if vehicle not in vehicles:
             continue
         value, note = target_figure(recs, how)
         if value is None:
             continue
-        digits = 1 if how[0] == "pool" else 2
+        digits = 1 if how[0] in ("pool", "skb_pool") else 2
         fig = "%.*f" % (digits, value) + (" (%s)" % note if note else "")
         # compared as printed: the figure shown is the one judged
         out.append((text, fig, limit, round(value, digits) <= limit))

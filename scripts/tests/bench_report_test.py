@@ -551,6 +551,32 @@ class TargetsTest(unittest.TestCase):
                       [r[0] for r in targets.targets(
                           "uml", recs_of("uml_console.log"), "uml-6.1")])
 
+    def test_baseline(self):
+        """Issue 21's no-regression rows: per series, the figure at the
+        issue's start plus 2%; none on 7.x."""
+        recs = recs_of("icount_console.log") + \
+            recs_of("icount_console-init0.log", INIT0)
+        rows = {r[0]: r[1:] for r in targets.targets("icount", recs, K61)
+                if "issue 21's start" in r[0]}
+        self.assertEqual(len(rows), 6)
+        self.assertEqual(rows["6.1: pool alloc+free, softirq, exported, "
+                              "init_on_alloc=0, at most 2% over issue 21's "
+                              "start (49.0)"], ("49.0", 49.98, True))
+        # the skb pool's own figure, init_on_alloc=1: 445.3 at the start
+        self.assertEqual(rows["6.1: skb pool, build 1 + free 1, at most 2% "
+                              "over issue 21's start (445.3)"],
+                         ("445.3", 454.21, True))
+        # 6.12's start was lower: the same figures miss there
+        rows = {r[0]: r[1:] for r in targets.targets(
+            "icount", recs, "6.12.118+deb13-amd64")
+            if "issue 21's start" in r[0]}
+        self.assertEqual(rows["6.12: skb pool, build 1 + free 1, at most 2% "
+                              "over issue 21's start (293.3)"],
+                         ("445.3", 299.17, False))
+        self.assertFalse([r for r in targets.targets(
+            "icount", recs, "7.3.4+deb13-amd64")
+            if "issue 21's start" in r[0]])
+
     def test_missed_why(self):
         """Each missed row with a reason prints it under the table; a met
         row's reason is not printed; every reason names a target."""
