@@ -10,21 +10,22 @@
 # bench_modules/<suite>_bench.ko.  For each case: only= set to it, the
 # module inserted with loops=N runs=1 under `perf record -g -e cpu-clock
 # -c P` (insmod's task: the case runs in its module's init; under QEMU
-# -icount the clock advances one ns per instruction, so a sample every P
-# instructions), perf report read while the module is still loaded (its
-# symbols resolve), the module removed.  Only the samples with
-# time_bench.ko's runner in their call chain count (the case's calls; not
-# the module's loading, which under -icount costs more than the case).
-# A case of time_bench_run_parallel() runs in kthreads: not profiled.  Output: one KTAP result per
-# case and the functions with at
-# least 0.2% of its samples,
+# -icount the clock advances one ns per instruction; the kernel samples
+# cpu-clock every 10 us at most often, whatever P asks), perf report read
+# while the module is still loaded (its symbols resolve), the module
+# removed.  Only the samples with time_bench.ko's runner in their call
+# chain count (the case's calls; not the module's loading, which under
+# -icount costs more than the case).  A case of time_bench_run_parallel()
+# runs in kthreads: not profiled.  Output: one KTAP result per case and
+# the functions with at least 0.2% of its samples,
 #
 #   # profile: <suite>/<case>[:<ctx>] samples=<S> sym=<symbol> period=P n=N
 #
-# (scripts/perf-profile.sh), which scripts/bench appends to the run's
-# console log, where scripts/benchreport/parse.py gives them to the case's
-# result line.  time_bench.ko and the modules the cases need must be
-# loaded (lib lines of the guest's list); only= is empty again at the end.
+# (scripts/perf-profile.sh), in the profile boot's console log
+# (scripts/bench), where scripts/benchreport/parse.py gives them to the
+# case's record of the timed boots.  time_bench.ko and the modules the
+# cases need must be loaded (lib lines of the guest's list); only= is
+# empty again at the end.
 
 DIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/ktap.sh

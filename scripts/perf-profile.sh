@@ -14,9 +14,10 @@
 #   # profile: NAME samples=<S> sym=<symbol> period=PERIOD n=N
 #
 # (a symbol's spaces become "_"), or "# profile: NAME: no samples".
-# PERIOD is the sampling period (ns of cpu-clock; instructions under
-# QEMU -icount), N the operations the recorded run made, so that
-# S * PERIOD / N is the symbol's share of one operation.  With PARENT (an
+# PERIOD is the sampling period asked for (ns of cpu-clock), N the
+# operations the recorded run made; a sample's own cost and the kernel's
+# shortest cpu-clock period (10 us) make S * PERIOD / N no measure, so
+# the report takes each symbol's share of the samples.  With PARENT (an
 # extended regular expression; DATA recorded with call chains, -g), only
 # the samples with a function matching it in their call chain count (perf
 # report --parent, --exclude-other), e.g. the timed part of a run, and
