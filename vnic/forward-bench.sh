@@ -113,9 +113,9 @@
 # the caller of _raw_spin_unlock_irqrestore, not here.
 #
 # ksyms=1: after the runs of each test, while qmp_vnic.ko is loaded, the
-# text symbols of the project's modules (/proc/kallsyms: every loaded
-# out-of-tree module, taint O) as
-#   # ksym: <address> <symbol> [<module>]
+# text symbols and ends of the loaded modules (perf_profile_modsyms of
+# scripts/perf-profile.sh) as
+#   # ksym: <address> <symbol>      # ksym: <address> -
 # lines, for a profile taken from outside the guest (scripts/bench's UML
 # forwarding profile: the host sees UML's addresses, not its modules).
 #
@@ -548,15 +548,10 @@ locks_report() {
 			}'
 }
 
-# The text symbols of the loaded out-of-tree modules (taint O: the
-# project's) as "# ksym:" lines (ksyms=1)
+# The modules' text symbols and ends as "# ksym:" lines (ksyms=1)
 print_ksyms() {
-	local mods
-	mods=$(grep -l O /sys/module/*/taint 2>/dev/null |
-		awk -F/ '{ print $4 }' | paste -sd'|')
-	[ -n "$mods" ] || return 0
-	awk -v re="^[[]($mods)[]]$" '$2 ~ /^[tT]$/ && $4 ~ re {
-		print "# ksym: " $1 " " $3 " " $4 }' /proc/kallsyms
+	perf_profile_modsyms "$TMP/ksyms"
+	sed -n 's/^[0-9a-f]/# ksym: &/p' "$TMP/ksyms"
 }
 
 # field KEY "key=value ...": the value of KEY

@@ -411,37 +411,81 @@ class PerfProfileTest(TempDir):
               "   100  0xffffffffc05cd020 k [k] skb_pool_hook_init  tb_once\n"
               "    50  0xffffffffc05cd0b2 k [k] 0xffffffffc05cd0b2  tb_once\n"
               "   118  0xffffffffc05cd180 k [k] 0xffffffffc05cd180  tb_once\n"
+              "     3  0xffffffffc05d1008 k [k] 0xffffffffc05d1008  tb_once\n"
               "     1  0xffffffff81000010 k [k] string  tb_once\n")
 
-    def run_report(self):
+    # perf script -F comm,ip,sym,dso of UML's host process "linux": its
+    # binary, its memory (the guest's modules), a guest user process
+    SCRIPT = ("   linux 60045f10 __netif_receive_skb_core (/b/uml/linux)\n"
+              "   linux 60045f18 __netif_receive_skb_core (/b/uml/linux)\n"
+              "   linux 60001000 [unknown] (/b/uml/linux)\n"
+              "   linux ffffffffc05cd104 [unknown] (/dev/shm/vm_file (deleted))\n"
+              "   linux ffffffffc05d1008 [unknown] (/dev/shm/vm_file (deleted))\n"
+              "   linux 7f1234567890 [unknown] ([anon])\n"
+              "    perf 60045f10 __netif_receive_skb_core (/b/uml/linux)\n")
+
+    def perf_sh(self, call, out):
+        """Run perf-profile.sh's @call with a stand-in perf printing
+        @out and this test's /proc"""
         proc = os.path.join(self.tmp, "proc")
         bindir = os.path.join(self.tmp, "bin")
-        os.makedirs(proc)
-        os.makedirs(bindir)
+        os.makedirs(proc, exist_ok=True)
+        os.makedirs(bindir, exist_ok=True)
         for name, text in (("modules", self.MODULES),
                            ("kallsyms", self.KALLSYMS)):
             with open(os.path.join(proc, name), "w") as f:
                 f.write(text)
         perf = os.path.join(bindir, "perf")
         with open(perf, "w") as f:
-            f.write("#!/bin/sh\ncat <<'EOF'\n%sEOF\n" % self.REPORT)
+            f.write("#!/bin/sh\ncat <<'EOF'\n%sEOF\n" % out)
         os.chmod(perf, 0o755)
         p = subprocess.run(
-            ["sh", "-c", '. "$0"; perf_profile_report data skb/x:softirq '
-             '10000 20000 "^tb_once$"',
+            ["sh", "-c", '. "$0"; ' + call,
              os.path.join(SCRIPTS, "perf-profile.sh")],
             env=dict(os.environ, PATH=bindir + ":" + os.environ["PATH"],
                      PERF_PROFILE_PROC=proc),
-            capture_output=True, text=True, check=True)
+            cwd=self.tmp, capture_output=True, text=True, check=True)
         return p.stdout.splitlines()
 
+    def run_report(self):
+        return self.perf_sh('perf_profile_report data skb/x:softirq 10000 '
+                            '20000 "^tb_once$"', self.REPORT)
+
     def test_named(self):
-        # string: 1 of 1069 samples, under 0.2%: left out
+        # string: 1 of 1072 samples, under 0.2%: left out; 0x...c05d1008
+        # is past skb_bench's end (0x...c05cd000 + 16384): not named
         self.assertEqual(self.run_report(), [
             "# profile: skb/x:softirq samples=%d sym=%s period=10000 "
             "n=20000" % (n, sym) for n, sym in (
                 (600, "skb_pool_build_skb"), (350, "pool_pattern"),
-                (118, "pool_reuse"))])
+                (118, "pool_reuse"), (3, "0xffffffffc05d1008"))])
+
+    def test_modsyms(self):
+        # each module's functions and end; the freed init's name stale
+        self.assertEqual(self.perf_sh("perf_profile_modsyms syms; cat syms",
+                                      ""), [
+            "ffffffffc05c6010 skb_pool_hook_switch",
+            "ffffffffc05ca000 -",
+            "ffffffffc05cd000 pool_pattern",
+            "ffffffffc05cd100 pool_reuse",
+            "ffffffffc05d1000 -",
+            "stale skb_pool_hook_init"])
+
+    def test_uml(self):
+        # the guest's "# ksym:" lines as scripts/bench keeps them
+        with open(os.path.join(self.tmp, "ksyms"), "w") as f:
+            f.write("ffffffffc05cd000 pool_pattern\n"
+                    "ffffffffc05cd100 pool_reuse\n"
+                    "ffffffffc05d1000 -\n")
+        # UML's binary by perf's names, a module by the guest's, neither
+        # (an unnamed address in the binary, one past the module's end,
+        # a guest user process) nor another host process counted
+        self.assertEqual(self.perf_sh(
+            "perf_profile_uml data fwd/drop_pool 100000 7 ksyms",
+            self.SCRIPT), [
+            "# profile: fwd/drop_pool samples=%d sym=%s period=100000 "
+            "n=7" % (n, sym) for n, sym in (
+                (2, "__netif_receive_skb_core"), (1, "pool_reuse"))])
 
     def test_no_samples(self):
         self.REPORT = "# nothing\n"
