@@ -50,6 +50,9 @@
  *                                     no allocation: the handoff's own cost
  *   qmempool/objpool_{reuse,pattern256} the kernel's objpool (6.7+; it
  *                                     never zeroes objects)
+ *   qmempool/pool_debug_{reuse,pattern256} a pool in debug mode
+ *                                     (QMEMPOOL_DEBUG) on the same cache:
+ *                                     what its free-side checks cost
  *
  * each from process context and from softirq context (bottom halves
  * disabled; ctx= in the line).  Parameters: loops=, runs=, cpus= (the
@@ -105,6 +108,7 @@ struct order_cache {
 struct pool_bench {
 	struct kmem_cache *cache;
 	struct qmempool *pool;
+	struct qmempool *debug_pool;	/* QMEMPOOL_DEBUG, same cache */
 	struct order_cache order;	/* the order cases, one at a time */
 #ifdef HAVE_OBJPOOL
 	struct objpool_head objpool;
@@ -117,8 +121,8 @@ struct pool_bench {
 
 /* What a case allocates from; a constant in each specialised case */
 enum source {
-	SLAB, POOL, POOL_INLINE, POOL_CALLED, OBJPOOL, LIFO, FIFO, LIFO_BOTTOM,
-	NONE
+	SLAB, POOL, POOL_INLINE, POOL_CALLED, POOL_DEBUG, OBJPOOL, LIFO, FIFO,
+	LIFO_BOTTOM, NONE
 };
 
 /* POOL_CALLED: every context's path in one function, reached by a call */
@@ -204,12 +208,15 @@ static void order_empty(struct pool_bench *b, enum source s)
 struct bench_ref {
 	struct pool_bench *b;
 	struct qmempool *pool;
+	struct qmempool *debug_pool;
 	struct kmem_cache *cache;
 };
 
 static __always_inline struct bench_ref bench_ref(struct pool_bench *b)
 {
-	return (struct bench_ref){ .b = b, .pool = b->pool, .cache = b->cache };
+	return (struct bench_ref){ .b = b, .pool = b->pool,
+				   .debug_pool = b->debug_pool,
+				   .cache = b->cache };
 }
 
 static __always_inline void *bench_alloc(struct bench_ref r, enum source s)
@@ -222,6 +229,8 @@ static __always_inline void *bench_alloc(struct bench_ref r, enum source s)
 		return __qmempool_alloc(r.pool, GFP_ATOMIC);
 	if (s == POOL_CALLED)
 		return called_alloc(r.pool);
+	if (s == POOL_DEBUG)
+		return qmempool_alloc(r.debug_pool, GFP_ATOMIC);
 	if (s == LIFO || s == FIFO || s == LIFO_BOTTOM)
 		return order_alloc(b, s);
 #ifdef HAVE_OBJPOOL
@@ -251,6 +260,8 @@ static __always_inline void bench_free(struct bench_ref r, enum source s,
 		__qmempool_free(r.pool, obj);
 	else if (s == POOL_CALLED)
 		called_free(r.pool, obj);
+	else if (s == POOL_DEBUG)
+		qmempool_free(r.debug_pool, obj);
 	else if (s == POOL)
 		qmempool_free(r.pool, obj);
 	else
@@ -350,6 +361,16 @@ static int pool_called_reuse(struct time_bench_record *rec, void *d)
 static int pool_called_pattern(struct time_bench_record *rec, void *d)
 {
 	return pattern(rec, d, POOL_CALLED, false);
+}
+
+static int pool_debug_reuse(struct time_bench_record *rec, void *d)
+{
+	return reuse(rec, d, POOL_DEBUG, false);
+}
+
+static int pool_debug_pattern(struct time_bench_record *rec, void *d)
+{
+	return pattern(rec, d, POOL_DEBUG, false);
 }
 
 static int pool_inline_reuse(struct time_bench_record *rec, void *d)
@@ -613,6 +634,8 @@ static const struct {
 	{ "pool_inline_pattern256", pool_inline_pattern },
 	{ "pool_called_reuse", pool_called_reuse },
 	{ "pool_called_pattern256", pool_called_pattern },
+	{ "pool_debug_reuse", pool_debug_reuse },
+	{ "pool_debug_pattern256", pool_debug_pattern },
 	{ "slab_write_reuse", slab_write_reuse },
 	{ "pool_write_reuse", pool_write_reuse },
 	{ "slab_write_pattern256", slab_write_pattern },
@@ -720,6 +743,15 @@ static int __init qmempool_bench_init(void)
 		b->pool = NULL;
 		goto out;
 	}
+	b->debug_pool = qmempool_create_flags(64, 1024, 0, b->cache,
+					      GFP_KERNEL,
+					      QMEMPOOL_PLAIN_CACHE |
+					      QMEMPOOL_DEBUG);
+	if (IS_ERR(b->debug_pool)) {
+		ret = PTR_ERR(b->debug_pool);
+		b->debug_pool = NULL;
+		goto out;
+	}
 	b->xq = alf_queue_alloc_flags(XFER_QSIZE, ALF_SP_ENQ | ALF_SC_DEQ,
 				      GFP_KERNEL);
 	if (IS_ERR(b->xq)) {
@@ -746,6 +778,8 @@ static int __init qmempool_bench_init(void)
 out:
 	if (b->xq)
 		alf_queue_free(b->xq);
+	if (b->debug_pool)
+		qmempool_destroy(b->debug_pool);
 	if (b->pool)
 		qmempool_destroy(b->pool);
 	kmem_cache_destroy(b->cache);
