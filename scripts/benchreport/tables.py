@@ -56,11 +56,13 @@ def tables(recs, unit, kernel):
         head = ["pattern", slab_label(kernel), "pool",
                 slab_label(kernel, "softirq"),
                 "pool (softirq)", "pool, inline (softirq)",
-                "pool, inline called (softirq)", "objpool"]
+                "pool, inline called (softirq)",
+                "pool, debug mode (softirq)", "objpool"]
         if init0:
             head += [slab_label(kernel, "softirq, init_on_alloc=0"),
                      "pool (softirq, init_on_alloc=0)",
                      "pool, inline (softirq, init_on_alloc=0)",
+                     "pool, debug mode (softirq, init_on_alloc=0)",
                      "pool (init_on_alloc=0)"]
         rows = []
         for key, text in POOL_ROWS:
@@ -68,12 +70,13 @@ def tables(recs, unit, kernel):
                             for ctx in ("process", "softirq")
                             for who in ("slab", "pool")]
             row += [cell(recs, "qmempool", "pool_%s_%s" % (how, key),
-                         "softirq") for how in ("inline", "called")]
+                         "softirq") for how in ("inline", "called", "debug")]
             row.append(cell(recs, "qmempool", "objpool_%s" % key))
             if init0:
                 row += [cell(recs, "qmempool", "%s_%s" % (who, key),
                              "softirq", variant=INIT0)
-                        for who in ("slab", "pool", "pool_inline")]
+                        for who in ("slab", "pool", "pool_inline",
+                                    "pool_debug")]
                 row.append(cell(recs, "qmempool", "pool_%s" % key,
                                 variant=INIT0))
             rows.append(row)
@@ -333,11 +336,15 @@ def profile_rows(per, figures, total, most=16, digits=0):
     return rows + [[total] + fig(*figures)], len(delta)
 
 
-# The benchmark cases profiled side by side: suite -> (the pool's case,
-# the case it is set against), each a format of the pattern's key, and
-# what the latter is called
-PROFILE_PAIRS = {"qmempool": ("pool_%s", "slab_%s", None),
-                 "skb": ("pool_%s", "napi_%s", "NAPI skb cache")}
+# The benchmark cases profiled side by side: (suite, the case it is set
+# against, the case, what each is called (None: the slab) and their
+# difference), each case a format of the pattern's key
+PROFILE_PAIRS = [("qmempool", "slab_%s", "pool_%s", None, "pool",
+                  "pool - slab"),
+                 ("qmempool", "pool_%s", "pool_debug_%s", "pool",
+                  "pool, debug mode", "debug - pool"),
+                 ("skb", "napi_%s", "pool_%s", "NAPI skb cache", "pool",
+                  "pool - NAPI skb cache")]
 
 
 def case_profiles(recs, unit, kernel):
@@ -345,9 +352,10 @@ def case_profiles(recs, unit, kernel):
     its counterpart (PROFILE_PAIRS, same context and init_on_alloc),
     where their instructions go, by function."""
     out = []
-    for suite, rows_of in (("qmempool", POOL_ROWS), ("skb", SKB_ROWS)):
-        mine, theirs, label = PROFILE_PAIRS[suite]
-        for key, text in rows_of:
+    rows_of = {"qmempool": POOL_ROWS, "skb": SKB_ROWS}
+    for suite, theirs, mine, label, my_label, diff in PROFILE_PAIRS:
+        label = label or slab_label(kernel)
+        for key, text in rows_of[suite]:
             for variant in ("", INIT0):
                 for ctx in ("softirq", "process"):
                     rs = [find(recs, suite, f % key, ctx, variant)
@@ -367,8 +375,7 @@ def case_profiles(recs, unit, kernel):
                         period=f["period"], n=int(f["n"]),
                         case=mine % key, other=theirs % key)
                     out += [""] + table(
-                        ["function", label or slab_label(kernel), "pool",
-                         "pool - " + (label or "slab")], rows)
+                        ["function", label, my_label, diff], rows)
     if not out:
         return []
     return [""] + prose.lines("case_profiles") + out + [""]

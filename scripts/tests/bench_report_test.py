@@ -389,6 +389,35 @@ class ProfileBootTest(TempDir):
                       tables.case_profiles(recs, "instructions",
                                            "7.3.4+deb13-amd64"))
 
+    def test_debug_against_pool(self):
+        d = self.run_dir("icount-" + K61, "icount_console.log",
+                         "icount_console-init0.log",
+                         "icount_console-profile-init0.log")
+        recs, _ = parse.load_run("icount", K61, d, "make bench")
+        # a debug-mode pool's case, profiled: its checks against the pool
+        r = dict(find(recs, "qmempool", "pool_reuse", "softirq", INIT0),
+                 case="pool_debug_reuse", ns=149.0)
+        r["profile"] = [dict(samples=str(s), sym=f, period="2000",
+                             n="20000") for s, f in (
+            (600, "__qmempool_check_free"), (400, "qmempool_alloc"))]
+        out = tables.case_profiles(recs + [r], "instructions", K61)
+        i = out.index("##### alloc 1, free 1, softirq, init_on_alloc=0: "
+                      "`qmempool/pool_reuse` against "
+                      "`qmempool/pool_debug_reuse`, instructions")
+        # 149 * 600/1000 = 89.4; 149 * 400/1000 = 59.6 against the pool's
+        # 49.002 * 300/1000 = 14.7
+        self.assertEqual(out[i + 4:i + 7], [
+            "| function | pool | pool, debug mode | debug - pool |",
+            "|---|---:|---:|---:|",
+            "| __qmempool_check_free | 0.0 | 89.4 | +89.4 |"])
+        self.assertIn("| qmempool_alloc | 14.7 | 59.6 | +44.9 |", out)
+        # and its column in the pool's table
+        tab = tables.tables(recs + [r], "instructions", K61)
+        head = [x for x in tab if x.startswith("| pattern |")][0].split(" | ")
+        row = [x for x in tab if x.startswith("| alloc 1, free 1 |")][0]
+        col = head.index("pool, debug mode (softirq, init_on_alloc=0)")
+        self.assertEqual(row.split(" | ")[col], "149.0")
+
 
 class PerfProfileTest(TempDir):
     """scripts/perf-profile.sh's perf_profile_report: perf report's
@@ -744,8 +773,8 @@ class TablesTest(unittest.TestCase):
                       "free), instructions/op", out)
         row = [line for line in out if line.startswith("| alloc 1, free 1 ")]
         self.assertEqual(row, ["| alloc 1, free 1 | 493.4 | 162.1 | 493.3 | "
-                               "136.1 | 126.1 | 134.1 | n/a | 220.1 | 49.0 "
-                               "| 37.0 | 75.1 |"])
+                               "136.1 | 126.1 | 134.1 | n/a | n/a | 220.1 "
+                               "| 49.0 | 37.0 | n/a | 75.1 |"])
         self.assertIn("| build 256, free 256 (NIC ring) | 839.3 | 890.2 | "
                       "461.9 | 464.3 | 576.6 | 417.9 |", out)
         self.assertTrue(any(line.endswith("comparable only with the "
@@ -762,7 +791,7 @@ class TablesTest(unittest.TestCase):
         self.assertIn("| bulk1 | 16.7 | 3.3 | n/a | n/a | 4.5 |", out)
         self.assertIn("| build 1, free 1 | 27.3 | 60.0 | n/a |", out)
         self.assertIn("| alloc 256, free 256 (NIC) | 50.2 | 25.2 | 51.0 | "
-                      "16.0 | n/a | n/a | n/a |", out)
+                      "16.0 | n/a | n/a | n/a | n/a |", out)
         self.assertIn("| pool / slab, NIC pattern 256, softirq, same boot | "
                       "0.31 (16.0 / 51.0) | <= 0.3 | **no** |",
                       tables.target_table("uml", recs))
