@@ -345,11 +345,25 @@ class ProfileBootTest(TempDir):
     """The icount profile boots' logs: their "# profile:" lines go to the
     records of the timed boots, their time_bench lines nowhere."""
 
-    def test_profiles_to_their_records(self):
+    def profiled(self):
+        """The records of a 6.1 icount run with its init_on_alloc=0
+        profile boot"""
         d = self.run_dir("icount-" + K61, "icount_console.log",
                          "icount_console-init0.log",
                          "icount_console-profile-init0.log")
-        recs, _ = parse.load_run("icount", K61, d, "make bench")
+        return parse.load_run("icount", K61, d, "make bench")[0]
+
+    @staticmethod
+    def reuse_table(out, other, case, n):
+        """The first @n lines of @out's reuse table (softirq,
+        init_on_alloc=0) of qmempool/@other against qmempool/@case"""
+        i = out.index("##### alloc 1, free 1, softirq, init_on_alloc=0: "
+                      "`qmempool/%s` against `qmempool/%s`, instructions"
+                      % (other, case))
+        return out[i + 4:i + 4 + n]
+
+    def test_profiles_to_their_records(self):
+        recs = self.profiled()
         prof = {(r["case"], r["ctx"], r["variant"]): r["profile"]
                 for r in recs if r.get("profile")}
         self.assertEqual(sorted(prof), [("pool_reuse", "softirq", INIT0),
@@ -363,17 +377,12 @@ class ProfileBootTest(TempDir):
         self.assertEqual(len(recs), 95 + 54)
 
     def test_side_by_side(self):
-        d = self.run_dir("icount-" + K61, "icount_console.log",
-                         "icount_console-init0.log",
-                         "icount_console-profile-init0.log")
-        recs, _ = parse.load_run("icount", K61, d, "make bench")
+        recs = self.profiled()
         out = tables.case_profiles(recs, "instructions", K61)
-        i = out.index("##### alloc 1, free 1, softirq, init_on_alloc=0: "
-                      "`qmempool/slab_reuse` against `qmempool/pool_reuse`, "
-                      "instructions")
         # shares times the figures: slab 220.132 * 450/1000 = 99.06,
         # pool 49.002 * 500/1000 = 24.50; biggest difference first
-        self.assertEqual(out[i + 4:i + 9], [
+        self.assertEqual(self.reuse_table(out, "slab_reuse", "pool_reuse",
+                                          5), [
             "| function | slab | pool | pool - slab |",
             "|---|---:|---:|---:|",
             "| kmem_cache_alloc_noprof | 99.1 | 0.0 | -99.1 |",
@@ -390,10 +399,7 @@ class ProfileBootTest(TempDir):
                                            "7.3.4+deb13-amd64"))
 
     def test_debug_against_pool(self):
-        d = self.run_dir("icount-" + K61, "icount_console.log",
-                         "icount_console-init0.log",
-                         "icount_console-profile-init0.log")
-        recs, _ = parse.load_run("icount", K61, d, "make bench")
+        recs = self.profiled()
         # a debug-mode pool's case, profiled: its checks against the pool
         r = dict(find(recs, "qmempool", "pool_reuse", "softirq", INIT0),
                  case="pool_debug_reuse", ns=149.0)
@@ -401,12 +407,10 @@ class ProfileBootTest(TempDir):
                              n="20000") for s, f in (
             (600, "__qmempool_check_free"), (400, "qmempool_alloc"))]
         out = tables.case_profiles(recs + [r], "instructions", K61)
-        i = out.index("##### alloc 1, free 1, softirq, init_on_alloc=0: "
-                      "`qmempool/pool_reuse` against "
-                      "`qmempool/pool_debug_reuse`, instructions")
         # 149 * 600/1000 = 89.4; 149 * 400/1000 = 59.6 against the pool's
         # 49.002 * 300/1000 = 14.7
-        self.assertEqual(out[i + 4:i + 7], [
+        self.assertEqual(self.reuse_table(out, "pool_reuse",
+                                          "pool_debug_reuse", 3), [
             "| function | pool | pool, debug mode | debug - pool |",
             "|---|---:|---:|---:|",
             "| __qmempool_check_free | 0.0 | 89.4 | +89.4 |"])
