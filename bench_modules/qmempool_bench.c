@@ -53,6 +53,9 @@
  *   qmempool/pool_debug_{reuse,pattern256} a pool in debug mode
  *                                     (QMEMPOOL_DEBUG) on the same cache:
  *                                     what its free-side checks cost
+ *   qmempool/pool_debug_check         those checks alone: one
+ *                                     __qmempool_check_free() of a live
+ *                                     object of that pool (it passes)
  *
  * each from process context and from softirq context (bottom halves
  * disabled; ctx= in the line).  Parameters: loops=, runs=, cpus= (the
@@ -373,6 +376,24 @@ static int pool_debug_pattern(struct time_bench_record *rec, void *d)
 	return pattern(rec, d, POOL_DEBUG, false);
 }
 
+/* Every check of a debug pool's free, on an object it may take */
+static int pool_debug_check(struct time_bench_record *rec, void *d)
+{
+	struct qmempool *pool = ((struct pool_bench *)d)->debug_pool;
+	const unsigned long loops = rec->loops;
+	unsigned long i, passed = 0;
+	void *obj = qmempool_alloc(pool, GFP_ATOMIC);
+
+	if (!obj)
+		return -ENOMEM;
+	time_bench_start(rec);
+	for (i = 0; i < loops; i++)
+		passed += __qmempool_check_free(pool, obj, _RET_IP_);
+	time_bench_stop(rec, i);
+	qmempool_free(pool, obj);
+	return passed == loops ? 0 : -EINVAL;
+}
+
 static int pool_inline_reuse(struct time_bench_record *rec, void *d)
 {
 	return reuse(rec, d, POOL_INLINE, false);
@@ -636,6 +657,7 @@ static const struct {
 	{ "pool_called_pattern256", pool_called_pattern },
 	{ "pool_debug_reuse", pool_debug_reuse },
 	{ "pool_debug_pattern256", pool_debug_pattern },
+	{ "pool_debug_check", pool_debug_check },
 	{ "slab_write_reuse", slab_write_reuse },
 	{ "pool_write_reuse", pool_write_reuse },
 	{ "slab_write_pattern256", slab_write_pattern },

@@ -104,7 +104,8 @@ POOL_ROWS = [("reuse", "alloc 1, free 1"),
              ("pattern256", "alloc 256, free 256 (NIC)"),
              ("write_reuse", "alloc 1, write it, free 1"),
              ("write_pattern256", "alloc 256, write each, free 256"),
-             ("bulk16", "kmem_cache_alloc/free_bulk 16")]
+             ("bulk16", "kmem_cache_alloc/free_bulk 16"),
+             ("check", "debug mode's checks of a free (one call)")]
 SKB_ROWS = [("reuse", "build 1, free 1"),
             ("pattern256", "build 256, free 256 (NIC ring)")]
 # vnic/forward-bench.sh's tests: case fwd/<test>_<stock|pool>
