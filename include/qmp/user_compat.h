@@ -25,7 +25,9 @@ typedef unsigned int gfp_t;
 
 #define GFP_KERNEL	0U
 
-#define ____cacheline_aligned_in_smp	__attribute__((__aligned__(64)))
+#define SMP_CACHE_BYTES		64
+#define __aligned(x)		__attribute__((__aligned__(x)))
+#define ____cacheline_aligned_in_smp	__aligned(SMP_CACHE_BYTES)
 #ifndef __always_inline
 #define __always_inline		inline __attribute__((__always_inline__))
 #endif
