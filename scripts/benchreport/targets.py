@@ -156,10 +156,13 @@ MISSED_WHY = {
     "emulated per-CPU accesses, which both pay, weigh more than on a "
     "host.",
     "ALF / rte_ring, SPSC, 1 thread, worst of bulk 1..32":
-    "missed on the Intel Xeon of issue 25 only (1.02 at bulk 2; met on the "
-    "AMD EPYC the other runs used): the single-producer hand-off there "
-    "costs a few percent more than DPDK's; this AMD machine cannot measure "
-    "that CPU, so it was not tuned.",
+    "missed in one run only, on an Intel Xeon (1.02 at bulk 2, before the "
+    "queue's producer, consumer and slot lines were set 128 bytes apart); "
+    "met on the AMD EPYC and in six later runs on an Intel Xeon (0.91 to "
+    "0.93 at bulk 2 in three with the lines 64 bytes apart, 0.85 to 0.92 "
+    "in three with them 128 apart, the last published): at bulk 2 the two "
+    "queues are within a few percent of each other, and a run's noise "
+    "decides.",
     "forwarding, early drop, pool / stock, ns/packet, same boot":
     "UML has no ftrace, so the pool mode runs without the free hook "
     "(nftables' frees of the heads go to the slab) and builds each head "
