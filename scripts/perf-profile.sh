@@ -45,8 +45,8 @@ perf_profile_modsyms() {
 	awk 'NR == FNR {
 			b = tolower(substr($6, 3))
 			while (length(b) < 16) b = "0" b
-			base[$1] = b; size[$1] = $2
-			print hexadd(b, $2), "-"
+			base[$1] = b; end[$1] = hexadd(b, $2)
+			print end[$1], "-"
 			next
 		}
 		$2 ~ /^[tT]$/ && $4 ~ /^\[/ {
@@ -54,19 +54,10 @@ perf_profile_modsyms() {
 			if (!(m in base)) next
 			a = tolower($1)
 			while (length(a) < 16) a = "0" a
-			if (a >= base[m] && hexdiff(a, base[m]) < size[m])
+			if (a >= base[m] && a < end[m])
 				print a, $3
 			else
 				print "stale", $3
-		}
-		function hexdiff(x, y,    h, i, d) {
-			h = "0123456789abcdef"; d = 0
-			for (i = 1; i <= 16; i++) {
-				d = d * 16 + index(h, substr(x, i, 1))
-				d -= index(h, substr(y, i, 1))
-				if (d > 1e12) return d
-			}
-			return d
 		}
 		# x (16 hex digits) + k (a size, decimal), 16 hex digits
 		function hexadd(x, k,    h, i, d, r) {
