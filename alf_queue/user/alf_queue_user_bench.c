@@ -22,24 +22,19 @@
  * rte_ring needs no EAL here: rte_ring_init() on our own memory of
  * rte_ring_get_memsize() bytes, no hugepages, no devices.
  *
+ * Each queue is compiled as its users build it: the ALF cases
+ * (ring_user_alf.c) as the kernel builds the queue, general registers
+ * only; rte_ring and ck_ring here, with DPDK's flags (SSE4.2, and gcc's
+ * vectoriser, on at -O2).  The harness is ring_user_bench.h.
+ *
  * Usage: alf_queue_user_bench [loops [runs [elements-2thr]]]
  */
-#include <pthread.h>
-#include <stdint.h>
-#include <time.h>
 #include <unistd.h>
 #include <rte_ring.h>
 #include <ck_ring.h>
-#ifdef __x86_64__
-#include <x86intrin.h>
-#endif
 
-#include "alf_user.h"
+#include "ring_user_bench.h"
 
-ALF_USER_DEFINE_GLOBALS();
-
-#define QSIZE		1024U
-#define MAX_BULK	32U
 #define MAX_RUNS	64U
 
 static const unsigned int bulks[] = { 1, 2, 4, 8, 16, 32 };
@@ -51,52 +46,6 @@ static unsigned long elems = 2000000;	/* elements per 2-thread run */
 
 /* ------------------------------------------------------------------ */
 /* Timing, as time_bench.ko: per element, median run by time           */
-
-struct stamp {
-	u64 ns;
-	u64 cyc;
-};
-
-struct sample {
-	u64 ps;		/* picoseconds per element */
-	u64 mcyc;	/* cycles per element, times 1000 */
-};
-
-static inline u64 read_cycles(void)
-{
-#ifdef __x86_64__
-	return __rdtsc();
-#else
-	return 0;
-#endif
-}
-
-static inline u64 read_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static inline void stamp_start(struct stamp *t)
-{
-	t->cyc = read_cycles();
-	t->ns = read_ns();
-}
-
-static inline void stamp_stop(struct stamp *t)
-{
-	t->ns = read_ns();
-	t->cyc = read_cycles();
-}
-
-static void sample_set(struct sample *s, const struct stamp *t0,
-		       const struct stamp *t1, unsigned long done)
-{
-	s->ps = (t1->ns - t0->ns) * 1000 / done;
-	s->mcyc = (t1->cyc - t0->cyc) * 1000 / done;
-}
 
 static int sample_cmp(const void *a, const void *b)
 {
@@ -124,12 +73,6 @@ static void report(const char *name, struct sample *s, unsigned long n,
 	fflush(stdout);
 }
 
-/* The compiler must not drop the dequeued pointers nobody reads */
-static inline void barrier_data(void *p)
-{
-	asm volatile("" : : "r"(p) : "memory");
-}
-
 static int pin_to_cpu(pthread_t thread, unsigned int cpu)
 {
 	cpu_set_t set;
@@ -140,37 +83,7 @@ static int pin_to_cpu(pthread_t thread, unsigned int cpu)
 }
 
 /* ------------------------------------------------------------------ */
-/* The three queues behind one calling convention, forced inline     */
-
-static void *alf_create(bool single)
-{
-	return alf_user_queue_alloc(QSIZE, single ? ALF_SP_ENQ | ALF_SC_DEQ :
-						    ALF_MP_ENQ | ALF_MC_DEQ);
-}
-
-static __always_inline unsigned int
-alf_mpmc_enq(void *r, void *const *p, unsigned int n)
-{
-	return alf_mp_enqueue(r, p, n);
-}
-
-static __always_inline unsigned int
-alf_mpmc_deq(void *r, void **p, unsigned int n)
-{
-	return alf_mc_dequeue_fixed(r, p, n);
-}
-
-static __always_inline unsigned int
-alf_spsc_enq(void *r, void *const *p, unsigned int n)
-{
-	return alf_sp_enqueue(r, p, n);
-}
-
-static __always_inline unsigned int
-alf_spsc_deq(void *r, void **p, unsigned int n)
-{
-	return alf_sc_dequeue_fixed(r, p, n);
-}
+/* DPDK's and CK's queues behind one calling convention, forced inline */
 
 static void *rte_create(bool single)
 {
@@ -263,118 +176,19 @@ CK_BULK(spsc)
 /* ------------------------------------------------------------------ */
 /* The cases, one set per queue and variant, with enq/deq inlined      */
 
-/* One 2-thread transfer: pointers 1..total, checked in order */
-struct xfer {
-	void *r;
-	unsigned long total;
-	unsigned int bulk;
-	int ready;		/* threads pinned and waiting */
-	int go;			/* set by the main thread at t0 */
-	bool error;
-	struct stamp end;	/* the consumer's last element */
-};
-
-/* Wait for the main thread, which pins us first, to start the clock */
-static void xfer_start(struct xfer *x)
-{
-	__atomic_add_fetch(&x->ready, 1, __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&x->go, __ATOMIC_ACQUIRE))
-		rte_pause();
-}
-
-#define RING_BENCH(name, enq, deq)					\
-static int name##_bulk(void *r, unsigned int n, struct sample *s)	\
-{									\
-	void *objs[MAX_BULK] = { NULL }, *out[MAX_BULK];		\
-	unsigned long i, steps = loops / n;				\
-	struct stamp t0, t1;						\
-									\
-	stamp_start(&t0);						\
-	for (i = 0; i < steps; i++) {					\
-		if (unlikely(enq(r, objs, n) != n ||			\
-			     deq(r, out, n) != n))			\
-			return -1;					\
-		barrier_data(out);					\
-	}								\
-	stamp_stop(&t1);						\
-	sample_set(s, &t0, &t1, steps * n);				\
-	return 0;							\
-}									\
-									\
-static void *name##_producer(void *arg)				\
-{									\
-	struct xfer *x = arg;						\
-	void *objs[MAX_BULK];						\
-	unsigned long sent = 0;						\
-	unsigned int i, k, m;						\
-									\
-	xfer_start(x);							\
-	while (sent < x->total) {					\
-		k = min(x->total - sent, (unsigned long)x->bulk);	\
-		for (i = 0; i < k; i++)					\
-			objs[i] = (void *)(uintptr_t)(sent + i + 1);	\
-		for (;;) {						\
-			m = enq(x->r, objs, k);				\
-			if (m)						\
-				break;					\
-			rte_pause();					\
-		}							\
-		sent += m;						\
-	}								\
-	return NULL;							\
-}									\
-									\
-static void *name##_consumer(void *arg)				\
-{									\
-	struct xfer *x = arg;						\
-	void *out[MAX_BULK];						\
-	unsigned long got = 0;						\
-	unsigned int i, k, m;						\
-									\
-	xfer_start(x);							\
-	while (got < x->total) {					\
-		k = min(x->total - got, (unsigned long)x->bulk);	\
-		m = deq(x->r, out, k);					\
-		if (!m) {						\
-			rte_pause();					\
-			continue;					\
-		}							\
-		for (i = 0; i < m; i++)					\
-			if (out[i] != (void *)(uintptr_t)(got + i + 1))	\
-				x->error = true;			\
-		got += m;						\
-	}								\
-	stamp_stop(&x->end);						\
-	return NULL;							\
-}
-
-RING_BENCH(alf_mpmc, alf_mpmc_enq, alf_mpmc_deq)
-RING_BENCH(alf_spsc, alf_spsc_enq, alf_spsc_deq)
 RING_BENCH(rte_mpmc, rte_mpmc_enq, rte_mpmc_deq)
 RING_BENCH(rte_spsc, rte_spsc_enq, rte_spsc_deq)
 RING_BENCH(ck_mpmc, ck_mpmc_enq, ck_mpmc_deq)
 RING_BENCH(ck_spsc, ck_spsc_enq, ck_spsc_deq)
 
-struct ring_impl {
-	const char *name;	/* <lib>_<variant> */
-	bool single;
-	void *(*create)(bool single);
-	int (*bulk)(void *r, unsigned int n, struct sample *s);
-	void *(*producer)(void *arg);
-	void *(*consumer)(void *arg);
-};
+static const struct ring_impl rte_mpmc = RING_IMPL(rte, mpmc, false);
+static const struct ring_impl ck_mpmc = RING_IMPL(ck, mpmc, false);
+static const struct ring_impl rte_spsc = RING_IMPL(rte, spsc, true);
+static const struct ring_impl ck_spsc = RING_IMPL(ck, spsc, true);
 
-#define RING_IMPL(lib, v, single) \
-	{ #lib "_" #v, single, lib##_create, lib##_##v##_bulk, \
-	  lib##_##v##_producer, lib##_##v##_consumer }
-
-static const struct ring_impl impls[] = {
-	RING_IMPL(alf, mpmc, false),
-	RING_IMPL(rte, mpmc, false),
-	RING_IMPL(ck, mpmc, false),
-	RING_IMPL(alf, spsc, true),
-	RING_IMPL(rte, spsc, true),
-	RING_IMPL(ck, spsc, true),
+static const struct ring_impl *const impls[] = {
+	&ring_user_alf_mpmc, &rte_mpmc, &ck_mpmc,
+	&ring_user_alf_spsc, &rte_spsc, &ck_spsc,
 };
 
 /* ------------------------------------------------------------------ */
@@ -397,21 +211,21 @@ static int run_single_rounds(void)
 	for (r = 0; r < runs; r++)
 		for (i = 0; i < ARRAY_SIZE(impls); i++)
 			for (j = 0; j < ARRAY_SIZE(bulks); j++) {
-				q = impls[i].create(impls[i].single);
+				q = impls[i]->create(impls[i]->single);
 				err = !q ||
-				      impls[i].bulk(q, bulks[j], &s[i][j][r]) ||
-				      impls[i].bulk(q, bulks[j], &s[i][j][r]);
+				      impls[i]->bulk(q, bulks[j], loops, &s[i][j][r]) ||
+				      impls[i]->bulk(q, bulks[j], loops, &s[i][j][r]);
 				free(q);
 				if (err) {
 					fprintf(stderr, "ring_user: %s_bulk%u failed\n",
-						impls[i].name, bulks[j]);
+						impls[i]->name, bulks[j]);
 					return -1;
 				}
 			}
 	for (i = 0; i < ARRAY_SIZE(impls); i++)
 		for (j = 0; j < ARRAY_SIZE(bulks); j++) {
 			snprintf(name, sizeof(name), "%s_bulk%u",
-				 impls[i].name, bulks[j]);
+				 impls[i]->name, bulks[j]);
 			report(name, s[i][j], loops, 1);
 		}
 	return 0;
@@ -465,16 +279,16 @@ static int run_2thr_rounds(void)
 	for (r = 0; r < runs; r++)
 		for (i = 0; i < ARRAY_SIZE(impls); i++)
 			for (j = 0; j < ARRAY_SIZE(bulks_2thr); j++)
-				if (run_2thr_once(&impls[i], bulks_2thr[j],
+				if (run_2thr_once(impls[i], bulks_2thr[j],
 						  &s[i][j][r])) {
 					fprintf(stderr, "ring_user: %s_2thr_bulk%u failed\n",
-						impls[i].name, bulks_2thr[j]);
+						impls[i]->name, bulks_2thr[j]);
 					return -1;
 				}
 	for (i = 0; i < ARRAY_SIZE(impls); i++)
 		for (j = 0; j < ARRAY_SIZE(bulks_2thr); j++) {
 			snprintf(name, sizeof(name), "%s_2thr_bulk%u",
-				 impls[i].name, bulks_2thr[j]);
+				 impls[i]->name, bulks_2thr[j]);
 			report(name, s[i][j], elems, 2);
 		}
 	return 0;
@@ -501,7 +315,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ring_user: cannot pin to CPU 0, not pinned\n");
 	t0 = read_ns();			/* 0.2 s busy: let the clock ramp up */
 	while (read_ns() - t0 < 200000000)
-		rte_pause();
+		cpu_relax();
 	if (run_single_rounds())
 		ret = 1;
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
