@@ -717,12 +717,19 @@ class TargetsTest(unittest.TestCase):
 
     def test_user_rings(self):
         rows = targets.targets("user", recs_of("user_console.log"))
-        # MPMC worst at bulk 32: 0.80 / 0.71; SPSC at bulk 4: 1.11 / 1.29
+        # MPMC worst at bulk 32: 0.80 / 0.71; SPSC at bulk 4: 1.11 / 1.29;
+        # 2 threads: best rounds (ns_min), then the SPSC medians (ns)
         self.assertEqual([r[1:] for r in rows], [
             ("1.13 (at bulk 32)", 1.0, False),
             ("0.86 (at bulk 4)", 1.0, True),
             ("0.81 (7.51 / 9.26)", 1.0, True),
-            ("1.05 (5.50 / 5.24)", 1.0, False)])
+            ("1.05 (5.50 / 5.24)", 1.0, False),
+            ("0.36 (12.30 / 33.85)", 1.0, True),
+            ("0.70 (18.67 / 26.65)", 1.0, True),
+            ("0.18 (41.40 / 226.65)", 1.0, True)])
+        self.assertEqual([r[0] for r in rows[3:]], [
+            "ALF / rte_ring, SPSC, 2 threads, bulk %s" % w for w in
+            ("8, best round", "8, median", "1, best round", "1, median")])
 
     def test_fwd(self):
         v = targets.fwd_verdicts(recs_of("fwd_console.log"))
