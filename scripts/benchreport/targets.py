@@ -163,8 +163,10 @@ MISSED_WHY = {
     "emulated per-CPU accesses, which both pay, weigh more than on a "
     "host.",
     "ALF / rte_ring, MPMC, 1 thread, worst of bulk 1..32":
-    "a tie: at bulk 4 and 8 both queues do the same work, two locked "
-    "cmpxchg a bulk pair, and are within 1% of each other (1.00 and 0.97 "
+    "a tie: ALF runs fewer instructions (callgrind, per element: 28.0 "
+    "against 31.8 at bulk 4, 17.0 against 20.4 at bulk 8), but both "
+    "queues wait on two locked cmpxchg a bulk pair, which set the time, "
+    "and are within 1% of each other at bulk 4 and 8 (1.00 and 0.97 "
     "in the two earlier Intel runs; 1.004 and 0.98 in two reruns of the "
     "missing run's build).  Since that run the ALF cases are built as the "
     "kernel runs them, without gcc's vectoriser (alf_queue/user/Makefile), "
