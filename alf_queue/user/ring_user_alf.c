@@ -2,8 +2,8 @@
 /*
  * ring_user_alf.c - the ALF cases of alf_queue_user_bench.  They live in
  * a file of their own because they are compiled as the kernel compiles
- * the queue: general registers only (see ALF_KERNEL_CFLAGS in the
- * Makefile), so that the timed code is the kernel's.
+ * the queue: no vectorised loops (ALF_KERNEL_CFLAGS in the Makefile;
+ * scripts/lint checks the object), so that the timed code is the kernel's.
  */
 #include "ring_user_bench.h"
 

@@ -168,10 +168,10 @@ MISSED_WHY = {
     "queues wait on two locked cmpxchg a bulk pair, which set the time, "
     "and are within 1% of each other at bulk 4 and 8 (1.00 and 0.97 "
     "in the two earlier Intel runs; 1.004 and 0.98 in two reruns of the "
-    "missing run's build).  Since that run the ALF cases are built as the "
-    "kernel runs them, without gcc's vectoriser (alf_queue/user/Makefile), "
-    "so ALF's slot copy at bulk 4 no longer has the 16-byte moves it had "
-    "before.",
+    "missing run's build).  From that run on the ALF cases are built as "
+    "the kernel runs them, without gcc's vectoriser "
+    "(alf_queue/user/Makefile), so ALF's slot copy at bulk 4 no longer has "
+    "the 16-byte moves of the earlier runs.",
     "ALF / rte_ring, SPSC, 1 thread, worst of bulk 1..32":
     "missed in one run only, on an Intel Xeon (1.02 at bulk 2, before the "
     "queue's producer, consumer and slot lines were set 128 bytes apart); "
