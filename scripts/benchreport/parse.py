@@ -165,12 +165,32 @@ def merge_boots(recs):
     return out
 
 
-def host_cpu():
-    with open("/proc/cpuinfo") as f:
+# The x86 extensions a run's host CPU is named with: the ones whose
+# register state a UML kernel must save and restore (issue 25: UML 6.1 and
+# 6.12 could not start a process on a host with AVX-512 and AMX)
+CPU_FLAGS = (("avx512f", "AVX-512"), ("amx_tile", "AMX"))
+
+
+def host_cpu(path="/proc/cpuinfo"):
+    """The host CPU, as a section names it: its model name, family and
+    model, its extensions of CPU_FLAGS (or "no AVX-512") and its count
+    of CPUs, from @path's first processor."""
+    info, cpus = {}, 0
+    with open(path) as f:
         for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "unknown"
+            key, _, value = line.partition(":")
+            key = key.strip()
+            cpus += key == "processor"
+            if cpus == 1 and key:
+                info[key] = value.strip()
+    if "model name" not in info:
+        return "unknown"
+    flags = info.get("flags", "").split()
+    ext = [name for flag, name in CPU_FLAGS if flag in flags]
+    return "%s (family %s, model %s; %s; %d CPU%s)" % (
+        info["model name"], info.get("cpu family", "?"),
+        info.get("model", "?"), ", ".join(ext) or "no AVX-512", cpus,
+        "s" * (cpus != 1))
 
 
 def load_run(vehicle, kernel, d, command):

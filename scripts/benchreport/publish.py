@@ -24,8 +24,8 @@ from . import prose
 from .cases import KERNEL_SUITES, ORDER, VEHICLES, describe
 from .parse import load_run
 from .plots import plots, ring_plot
-from .summary import (headline_table, merge_summary, parse_summary,
-                      summary, summary_table, targets_table)
+from .summary import (column, headline_table, merge_summary,
+                      parse_summary, summary, summary_table, targets_table)
 from .tables import (case_profiles, fwd_tables, order_table,
                      parallel_tables, ring_tables, tables, target_table)
 
@@ -37,6 +37,7 @@ SUMMARY_BEGIN = "<!-- bench-summary:begin -->"
 SUMMARY_END = "<!-- bench-summary:end -->"
 HEADLINE_BEGIN = "<!-- bench-headline:begin -->"
 HEADLINE_END = "<!-- bench-headline:end -->"
+HOST_CPU = re.compile(r"^- kernel: \S+, host CPU: (.+)$")
 
 
 def now():
@@ -236,10 +237,35 @@ def old_summary(bench_md, readme):
     return parse_summary([])
 
 
-def summary_block(sm):
-    """BENCHMARKS.md's summary block: summary @sm in its markers."""
+def host_cpus(sections, columns):
+    """The host CPUs of summary @columns: a table of each column and the
+    vehicle and host CPU of each run of @sections ({(vehicle, kernel):
+    lines}) whose figures it shows ([] if no column has a run)."""
+    runs = {}
+    for (v, k) in sorted(sections, key=section_key):
+        # where summary() puts a run's figures: UML's forwarding in its
+        # uml column, -icount forwarding in its icount column
+        col = column({"umlfwd": "uml", "fwd": "icount"}.get(v, v), k)
+        if v == "fwd" and col not in columns:
+            col = column(v, k)
+        if col not in columns:
+            continue
+        cpu = next((m.group(1) for m in map(HOST_CPU.match, sections[(v, k)])
+                    if m), "not recorded")
+        runs.setdefault(col, []).append("%s: %s" % (v, cpu))
+    if not runs:
+        return []
+    return prose.lines("host_cpus") + ["", "| column | host CPU of its "
+                                        "runs |", "|---|---|"] + \
+        ["| %s | %s |" % (c, "; ".join(runs.get(c, ["no run section"])))
+         for c in columns] + [""]
+
+
+def summary_block(sm, cpus):
+    """BENCHMARKS.md's summary block: summary @sm in its markers, then
+    the host CPUs of its columns (@cpus, host_cpus()'s)."""
     return [SUMMARY_BEGIN] + prose.lines("summary_head") + [""] + \
-        summary_table(sm) + ["", SUMMARY_END, ""]
+        summary_table(sm) + [""] + cpus + [SUMMARY_END, ""]
 
 
 def readme_text(path):
@@ -252,16 +278,17 @@ def readme_text(path):
     return text
 
 
-def update_readme(path, sm, date, command):
+def update_readme(path, sm, date, command, cpus):
     """Replace the block between README.md's bench-headline markers with
-    the headline rows of summary @sm."""
+    the headline rows of summary @sm, its targets and the host CPUs of
+    its columns (@cpus, host_cpus()'s)."""
     text = readme_text(path)
     head = headline_table(sm)
     goals = targets_table(sm)
     lines = [HEADLINE_BEGIN, ""] + (head + [""] if head else []) + \
         [prose.text("headline_note", command=command, date=date), ""] + \
         ([prose.text("headline_targets"), ""] + goals + [""]
-         if goals else []) + [HEADLINE_END]
+         if goals else []) + cpus + [HEADLINE_END]
     pre, rest = text.split(HEADLINE_BEGIN, 1)
     post = rest.split(HEADLINE_END, 1)[1]
     with open(path, "w") as f:
@@ -301,11 +328,12 @@ def publish(bench, top):
         print("bench-report: published %s %s (%s)" %
               (vehicle, meta["kernel"], meta["date"]))
     sm = merge_summary(old, summary(done))
-    doc = doc_head("make bench-publish", date) + summary_block(sm)
+    cpus = host_cpus(sections, sm["columns"])
+    doc = doc_head("make bench-publish", date) + summary_block(sm, cpus)
     for k in sorted(sections, key=section_key):
         doc += sections[k] + [""]
     with open(out, "w") as f:
         f.write("\n".join(doc))
-    update_readme(readme, sm, date, "make bench-publish")
+    update_readme(readme, sm, date, "make bench-publish", cpus)
     print("bench-report: wrote %s (with the summary), %s/benchmarks/ and "
           "%s's headline" % (out, top, readme))

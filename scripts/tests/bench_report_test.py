@@ -341,6 +341,41 @@ class ParseTest(unittest.TestCase):
                 self.assertIn("malformed line", str(e.exception.code))
 
 
+class HostCpuTest(TempDir):
+    """The host CPU a run's section names (parse.host_cpu())."""
+
+    def cpuinfo(self, *cpus):
+        """A /proc/cpuinfo of @cpus ((model name, family, model, flags))."""
+        path = os.path.join(self.tmp, "cpuinfo")
+        with open(path, "w") as f:
+            for i, (name, fam, model, flags) in enumerate(cpus):
+                f.write("processor\t: %d\nvendor_id\t: x\ncpu family\t: "
+                        "%s\nmodel\t\t: %s\nmodel name\t: %s\nflags\t\t: "
+                        "fpu sse2 %s\n\n" % (i, fam, model, name, flags))
+        return path
+
+    def test_extensions(self):
+        intel = "Intel(R) Xeon(R) Processor"
+        self.assertEqual(parse.host_cpu(self.cpuinfo(
+            (intel, 6, 143, "avx2 avx512f avx512bw amx_bf16 amx_tile"),
+            (intel, 6, 143, "avx2 avx512f avx512bw amx_bf16 amx_tile"))),
+            "%s (family 6, model 143; AVX-512, AMX; 2 CPUs)" % intel)
+        self.assertEqual(parse.host_cpu(self.cpuinfo(
+            ("AMD EPYC", 25, 17, "avx2 avx512f avx512_vnni"))),
+            "AMD EPYC (family 25, model 17; AVX-512; 1 CPU)")
+        # the first processor's: a hybrid's or a faked one's others aside
+        self.assertEqual(parse.host_cpu(self.cpuinfo(
+            ("AMD EPYC 7B12", 23, 49, "avx2"),
+            ("AMD EPYC 7B12", 23, 49, "avx2 avx512f"))),
+            "AMD EPYC 7B12 (family 23, model 49; no AVX-512; 2 CPUs)")
+
+    def test_no_model_name(self):
+        path = os.path.join(self.tmp, "cpuinfo")
+        with open(path, "w") as f:
+            f.write("processor\t: 0\nflags\t\t: avx512f\n\n")
+        self.assertEqual(parse.host_cpu(path), "unknown")
+
+
 class ProfileBootTest(TempDir):
     """The icount profile boots' logs: their "# profile:" lines go to the
     records of the timed boots, their time_bench lines nowhere."""
@@ -1184,7 +1219,10 @@ class PublishTest(TempDir):
         for p in (mock.patch.object(publish, "plots", fake_plots),
                   mock.patch.object(publish, "ring_plot", fake_ring_plot),
                   mock.patch.object(publish, "now",
-                                    lambda: "2030-02-03 04:05 UTC")):
+                                    lambda: "2030-02-03 04:05 UTC"),
+                  mock.patch.object(parse, "host_cpu",
+                                    lambda: "Test CPU (family 1, model 2; "
+                                    "AMX; 3 CPUs)")):
             p.start()
             self.addCleanup(p.stop)
         self.top = os.path.join(self.tmp, "top")
@@ -1402,6 +1440,23 @@ class PublishTest(TempDir):
         self.check_summary(once)
         readme = self.read(self.readme)
         self.check_readme(readme, README)
+        # the host CPU of each column's runs, in both: the new runs' (the
+        # fwd run's in the icount column), the kept sections', none where
+        # a column has no section (the frozen file has no deb13 or user
+        # 6.18 one)
+        cpus = ["| column | host CPU of its runs |", "|---|---|",
+                "| %s | icount: Test CPU (family 1, model 2; AMX; 3 CPUs); "
+                "fwd: Test CPU (family 1, model 2; AMX; 3 CPUs) |" % IC61,
+                "| %s | no run section |" % IC612,
+                "| %s | uml: AMD EPYC |" % UML,
+                "| %s | no run section |" % USER, ""]
+        want = prose.lines("host_cpus") + [""] + cpus
+        self.assertEqual(publish.block(readme, publish.HEADLINE_BEGIN,
+                                       publish.HEADLINE_END)[-len(want):],
+                         want)
+        self.assertEqual(publish.block(once, publish.SUMMARY_BEGIN,
+                                       publish.SUMMARY_END)[-len(want):],
+                         want)
         # publishing again changes nothing
         with contextlib.redirect_stdout(io.StringIO()):
             publish.publish(bench, self.top)
