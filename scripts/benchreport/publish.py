@@ -24,7 +24,7 @@ from . import prose
 from .cases import KERNEL_SUITES, ORDER, VEHICLES, describe
 from .parse import load_run
 from .plots import plots, ring_plot
-from .summary import (column, headline_table, merge_summary,
+from .summary import (FWD_COLUMN, column, headline_table, merge_summary,
                       parse_summary, summary, summary_table, targets_table)
 from .tables import (case_profiles, fwd_tables, order_table,
                      parallel_tables, ring_tables, tables, target_table)
@@ -243,9 +243,9 @@ def host_cpus(sections, columns):
     lines}) whose figures it shows ([] if no column has a run)."""
     runs = {}
     for (v, k) in sorted(sections, key=section_key):
-        # where summary() puts a run's figures: UML's forwarding in its
-        # uml column, -icount forwarding in its icount column
-        col = column({"umlfwd": "uml", "fwd": "icount"}.get(v, v), k)
+        # where summary() put the run's figures (a fwd run's clock is not
+        # in its section: its own column where there is no icount one)
+        col = column(FWD_COLUMN.get(v, v), k)
         if v == "fwd" and col not in columns:
             col = column(v, k)
         if col not in columns:

@@ -26,6 +26,12 @@ HEADLINE = [("qmempool", "slab_reuse"), ("qmempool", "pool_reuse"),
             ("fwd", "forward_txcpu_stock"), ("fwd", "forward_txcpu_pool")]
 
 
+# The column a forwarding run's figures go to: UML's (umlfwd) to the uml
+# column of its series, the -icount guests' (fwd) to the icount column of
+# their kernel where all of them are -icount (else a fwd column)
+FWD_COLUMN = {"umlfwd": "uml", "fwd": "icount"}
+
+
 def summary(runs):
     """The summary's table: the key cases, one column per vehicle run."""
     rows = summary_rows()
@@ -36,16 +42,15 @@ def summary(runs):
         if v not in ("icount", "uml", "host", "fwd", "user", "umlfwd"):
             continue
         part = "vnic" if v in ("fwd", "umlfwd") else "main"
-        # UML's forwarding figures go to the uml column of their series
         if v == "umlfwd":
-            v = "uml"
+            v = FWD_COLUMN[v]
         if v == "fwd":
             # emulated time is never quoted here
             if any(r.get("fwd_clock") == "tcg" for r in recs):
                 emulated.append(k)
             recs = [r for r in recs if r.get("fwd_clock") != "tcg"]
             if recs and all(r.get("fwd_clock") == "icount" for r in recs):
-                v = "icount"
+                v = FWD_COLUMN[v]
         replaces.setdefault(column(v, k), set()).add(part)
         col = next((c for c in cols if c[:2] == [v, k]), None)
         if col:
